@@ -1,1 +1,17 @@
-//! stub
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod action;
+pub mod data;
+pub mod domain;
+pub mod error;
+pub mod messages;
+pub mod prompts;
+pub mod row;
+pub mod state;
+
+pub use domain::Domain;
+pub use error::{Error, Result};
+pub use messages::{History, Message, Role, Turn, TurnAction};
+pub use prompts::PromptSet;
+pub use row::{Row, Split};

@@ -1,0 +1,3 @@
+//! Agent actions that the world layer can interpret exactly.
+
+pub mod android;

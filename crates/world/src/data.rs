@@ -1,0 +1,1 @@
+//! Training-data generation for the demo world model.

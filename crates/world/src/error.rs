@@ -1,0 +1,75 @@
+//! The crate's one error type.
+
+/// Everything that can go wrong in the world layer.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A domain name that is not one of the seven.
+    #[error("unknown domain `{given}`; valid domains are: {valid}")]
+    UnknownDomain {
+        /// What was given.
+        given: String,
+        /// The valid names, comma separated.
+        valid: &'static str,
+    },
+    /// A file or directory could not be read or written.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, with the path.
+        context: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A JSON value (a row, an action) could not be read.
+    #[error("line {line}: {message}")]
+    Json {
+        /// 1-based line of the JSONL input (1 for a single value).
+        line: usize,
+        /// What serde_json said.
+        message: String,
+    },
+    /// A dataset row is inconsistent (turn index out of range, …).
+    #[error("invalid row `{id}`: {message}")]
+    Row {
+        /// The row's id.
+        id: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// XML that cannot be read as a UI hierarchy.
+    #[error("XML error at line {line}, column {column}: {message}")]
+    Xml {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column, in characters.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// An `android-compact` text that cannot be parsed.
+    #[error("android-compact line {line}: {message}")]
+    Compact {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A terminal screen or action that cannot be read.
+    #[error("terminal: {0}")]
+    Terminal(String),
+    /// An action that does not follow its schema.
+    #[error("invalid action: {0}")]
+    Action(String),
+    /// A data-generation configuration or run that cannot proceed.
+    #[error("data generation: {0}")]
+    Data(String),
+}
+
+/// Result with the crate's [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// An [`Error::Io`] with a context line.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io { context: context.into(), source }
+    }
+}
