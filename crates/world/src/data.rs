@@ -1,1 +1,56 @@
-//! Training-data generation for the demo world model.
+//! Training data for the demo world model: real terminal transitions and exact Android local
+//! edits, written as AgentWorldBench rows.
+//!
+//! Both generators are deterministic for a seed (their RNG is [`rng::Rng`], a fixed algorithm,
+//! so the output never depends on a dependency's version) and keep every row within a token
+//! budget estimated by [`estimate_tokens`]. Each row carries `thinking` (one sentence) and
+//! `split`; the held-out split uses command templates or dump files the training split never
+//! contains.
+
+pub mod android;
+pub mod rng;
+#[cfg(feature = "native")]
+pub mod terminal;
+
+pub use android::{generate_android, AndroidDataConfig};
+#[cfg(feature = "native")]
+pub use terminal::{generate_terminal, TerminalDataConfig};
+
+use crate::Row;
+
+/// A rough Qwen-style token count: one token per digit, one per non-ASCII character (CJK,
+/// emoji), one per four other ASCII characters (rounded up per run). Meant for budgets, not
+/// billing: it overestimates English prose a little.
+pub fn estimate_tokens(text: &str) -> usize {
+    let mut tokens = 0;
+    let mut run = 0usize;
+    for c in text.chars() {
+        if c.is_ascii_digit() || !c.is_ascii() {
+            tokens += 1 + run.div_ceil(4);
+            run = 0;
+        } else {
+            run += 1;
+        }
+    }
+    tokens + run.div_ceil(4)
+}
+
+/// [`estimate_tokens`] over everything a model sees for a row (system, prompts, responses).
+pub fn row_tokens(row: &Row) -> usize {
+    let texts = std::iter::once(&row.system_str).chain(&row.prompt).chain(&row.response);
+    texts.map(|t| estimate_tokens(t) + 4).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_estimate() {
+        assert_eq!(estimate_tokens(""), 0);
+        assert_eq!(estimate_tokens("abcd"), 1);
+        assert_eq!(estimate_tokens("abcde"), 2);
+        assert_eq!(estimate_tokens("[0,0][1080,1794]"), 10 + 5);
+        assert_eq!(estimate_tokens("命理解读"), 4);
+    }
+}

@@ -13,7 +13,7 @@ mod node;
 mod xml;
 mod xml_write;
 
-pub use compact::{parse_compact, render_compact, KeptFields, COMPACT_FORMAT};
+pub use compact::{parse_compact, render_compact, render_compact_line, KeptFields, COMPACT_FORMAT};
 pub use compare::{compare_trees, FieldMismatches, TreeComparison};
 pub use node::{AndroidNode, Bounds, NodeFlags};
 pub use xml::{parse_xml, parse_xml_bytes};
@@ -67,6 +67,13 @@ pub struct AndroidTree {
     /// The nodes in pre-order; `nodes[0].depth == 0` and each depth is at most one more than
     /// the previous node's.
     pub nodes: Vec<AndroidNode>,
+}
+
+impl Default for AndroidTree {
+    /// An empty tree built in code.
+    fn default() -> Self {
+        AndroidTree { source: SourceFormat::Built, root_attributes: Vec::new(), nodes: Vec::new() }
+    }
 }
 
 impl AndroidTree {

@@ -96,6 +96,13 @@ pub fn render_compact(tree: &AndroidTree) -> String {
     out
 }
 
+/// One node's `android-compact` line, indentation included.
+pub fn render_compact_line(node: &AndroidNode) -> String {
+    let mut out = String::new();
+    render_line(&mut out, node);
+    out
+}
+
 /// Renders one node's line (indentation included).
 pub(crate) fn render_line(out: &mut String, n: &AndroidNode) {
     for _ in 0..n.depth {

@@ -1,0 +1,257 @@
+//! Terminal rows from real bash: seeded sandboxes, template commands, rendered screens.
+//!
+//! Each row is one episode in a fresh sandbox ([`sandbox::Sandbox`]): a seeded handful of files
+//! and directories, one or two warm-up commands whose screen becomes the first turn's
+//! **Current State**, then one to three turns. Every turn's action is
+//! `[{"keystrokes": "<command>\n", "duration": 0.5}]` and its observation the last
+//! `screen_rows` lines of the virtual terminal ([`screen::Screen`]) with the prompt
+//! `user@sandbox:<dir>$ `. The last turn is the row's target. Held-out rows (every
+//! `test_every`-th) end with a held-out template; training rows never contain one.
+
+pub mod commands;
+pub mod sandbox;
+pub mod screen;
+
+use std::path::PathBuf;
+
+use commands::{is_safe, template, Ctx, Planned, DEFAULT_HELD_OUT, DIR_NAMES, FILE_NAMES, TEMPLATES, WORDS};
+use sandbox::{Limits, Network, Sandbox};
+use screen::{normalize_output, Screen};
+use serde_json::Value;
+
+use super::rng::Rng;
+use super::row_tokens;
+use crate::messages::{observation_response, python_json, turn_prompt};
+use crate::{prompts, Domain, Error, Result, Row, Split};
+
+/// Settings for [`generate_terminal`].
+#[derive(Debug, Clone)]
+pub struct TerminalDataConfig {
+    /// Rows to produce.
+    pub n: usize,
+    /// Seed; the same seed gives the same rows.
+    pub seed: u64,
+    /// Lines of screen shown per state and observation.
+    pub screen_rows: usize,
+    /// Characters kept per screen line.
+    pub max_width: usize,
+    /// Every `test_every`-th row (1-based) is held out; 0 means no held-out rows.
+    pub test_every: usize,
+    /// Template ids that appear only in held-out rows.
+    pub held_out: Vec<String>,
+    /// Relative weights of 1-, 2- and 3-turn rows.
+    pub turn_weights: [u32; 3],
+    /// Largest estimated token count of a row ([`super::row_tokens`]).
+    pub max_row_tokens: usize,
+    /// Per-command limits.
+    pub limits: Limits,
+    /// Network isolation; `None` probes with [`Network::detect`].
+    pub network: Option<Network>,
+    /// Where sandboxes are created; `None` is the system temp directory.
+    pub sandbox_parent: Option<PathBuf>,
+    /// The system prompt written into each row.
+    pub system_prompt: String,
+}
+
+impl Default for TerminalDataConfig {
+    fn default() -> Self {
+        TerminalDataConfig {
+            n: 100,
+            seed: 0,
+            screen_rows: 20,
+            max_width: 100,
+            test_every: 10,
+            held_out: DEFAULT_HELD_OUT.iter().map(|s| s.to_string()).collect(),
+            turn_weights: [4, 3, 3],
+            max_row_tokens: 1500,
+            limits: Limits::default(),
+            network: None,
+            sandbox_parent: None,
+            system_prompt: prompts::builtin(Domain::Terminal).to_string(),
+        }
+    }
+}
+
+/// Generates `cfg.n` terminal rows, in a stable order (see the module docs).
+pub fn generate_terminal(cfg: &TerminalDataConfig) -> Result<Vec<Row>> {
+    for id in &cfg.held_out {
+        if template(id).is_none() {
+            return Err(Error::Data(format!("unknown held-out template {id:?}")));
+        }
+    }
+    let train: Vec<&str> = TEMPLATES.iter().map(|t| t.id).filter(|id| !cfg.held_out.iter().any(|h| h == id)).collect();
+    let test: Vec<&str> = cfg.held_out.iter().map(String::as_str).collect();
+    if test.is_empty() && cfg.test_every > 0 {
+        return Err(Error::Data("held-out rows requested but no held-out templates given".into()));
+    }
+    let network = cfg.network.unwrap_or_else(Network::detect);
+    let mut rows = Vec::with_capacity(cfg.n);
+    for k in 0..cfg.n {
+        let split = if cfg.test_every > 0 && (k + 1) % cfg.test_every == 0 { Split::Test } else { Split::Train };
+        let finals = if split == Split::Test { &test } else { &train };
+        let mut last_error = None;
+        let mut made = None;
+        for attempt in 0..12u64 {
+            let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
+            match episode(cfg, network, &mut rng, &train, finals) {
+                Ok(Some((turns, thinking))) => {
+                    let mut row = Row::from_turns(Domain::Terminal, format!("terminal-{}-{k:05}", cfg.seed), cfg.system_prompt.clone(), turns);
+                    row.thinking = Some(thinking);
+                    row.split = Some(split);
+                    if row_tokens(&row) <= cfg.max_row_tokens {
+                        made = Some(row);
+                        break;
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => last_error = Some(e),
+            }
+        }
+        match made {
+            Some(row) => rows.push(row),
+            None => {
+                return Err(last_error.unwrap_or_else(|| Error::Data(format!("row {k}: no episode fit in {} tokens", cfg.max_row_tokens))));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The `[{"keystrokes": …, "duration": …}]` action text for a command.
+pub fn keystrokes_action(command: &str, duration: f64) -> String {
+    let keys = python_json(&Value::String(format!("{command}\n")));
+    format!("[{{\"keystrokes\": {keys}, \"duration\": {}}}]", python_json(&serde_json::json!(duration)))
+}
+
+type Turns = Vec<(String, String)>;
+
+/// One episode: `Ok(None)` when a template could not be used (the caller retries).
+fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&str], finals: &[&str]) -> Result<Option<(Turns, String)>> {
+    let mut sb = match &cfg.sandbox_parent {
+        Some(parent) => Sandbox::new_in(parent, network, rng.next_u64())?,
+        None => Sandbox::new(network, rng.next_u64())?,
+    };
+    seed_files(&sb, rng)?;
+    let mut screen = Screen::new(&sb.prompt_dir(), cfg.max_width);
+    let warmups = 1 + rng.below(2);
+    for _ in 0..warmups {
+        let id = *rng.pick(&["ls", "ls", "ls_l", "cat", "ls_dir", "cat"]).unwrap_or(&"ls");
+        let Some(planned) = plan(&sb, rng, id)? else { continue };
+        if run(&mut sb, &mut screen, &planned, cfg)?.is_none() {
+            return Ok(None);
+        }
+    }
+    let state = screen.render(cfg.screen_rows);
+    let turns_n = 1 + rng.weighted(&cfg.turn_weights);
+    let mut turns = Vec::with_capacity(turns_n);
+    let mut thinking = String::new();
+    for t in 1..=turns_n {
+        let pool = if t == turns_n { finals } else { train };
+        let mut planned = None;
+        for _ in 0..8 {
+            let id = *rng.pick(pool).unwrap_or(&"ls");
+            if let Some(p) = plan(&sb, rng, id)? {
+                planned = Some(p);
+                break;
+            }
+        }
+        let Some(planned) = planned else { return Ok(None) };
+        let duration = if planned.command.contains('|') || planned.command.starts_with("find") { 1.0 } else { 0.5 };
+        let Some(outcome) = run(&mut sb, &mut screen, &planned, cfg)? else { return Ok(None) };
+        let observation = screen.render(cfg.screen_rows);
+        let action = keystrokes_action(&planned.command, duration);
+        let prompt = turn_prompt(t, &action, (t == 1).then_some(state.as_str()));
+        turns.push((prompt, observation_response(&observation)));
+        thinking = format!("{}; {outcome}.", planned.hint);
+    }
+    Ok(Some((turns, thinking)))
+}
+
+fn plan(sb: &Sandbox, rng: &mut Rng, id: &str) -> Result<Option<Planned>> {
+    let Some(t) = template(id) else { return Ok(None) };
+    let (files, dirs) = sb.entries()?;
+    let read = |name: &str| sb.read_file(name);
+    let mut ctx = Ctx { rng, files, dirs, at_root: sb.at_root(), dir: sb.prompt_dir(), read: &read };
+    Ok((t.build)(&mut ctx).filter(|p| is_safe(&p.command, sb.at_root())))
+}
+
+/// Runs a planned command and shows it; returns the outcome clause, `None` on a timeout.
+fn run(sb: &mut Sandbox, screen: &mut Screen, planned: &Planned, cfg: &TerminalDataConfig) -> Result<Option<String>> {
+    let r = sb.run(&planned.command, cfg.limits)?;
+    if r.timed_out || r.truncated {
+        return Ok(None);
+    }
+    let output = normalize_output(&r.output);
+    screen.show(&planned.command, &output, &sb.prompt_dir());
+    let lines = output.lines().count();
+    let outcome = match (r.status, lines) {
+        (Some(0), 0) => "it prints nothing, so a new prompt follows".to_string(),
+        (Some(0), 1) => "it prints one line, then a new prompt".to_string(),
+        (Some(0), n) => format!("it prints {n} lines, then a new prompt"),
+        (Some(s), 0) => format!("it exits with status {s} and prints nothing"),
+        (Some(s), _) => format!("it fails with status {s} and an error message, then a new prompt"),
+        (None, _) => "it is killed".to_string(),
+    };
+    Ok(Some(outcome))
+}
+
+/// Seeds 2–4 files and 0–2 directories (some holding a file).
+fn seed_files(sb: &Sandbox, rng: &mut Rng) -> Result<()> {
+    let mut names: Vec<&str> = FILE_NAMES.to_vec();
+    rng.shuffle(&mut names);
+    let vocab: Vec<&str> = (0..6).filter_map(|_| rng.pick(&WORDS).copied()).collect();
+    for name in names.iter().take(2 + rng.below(3)) {
+        sb.write_file(name, &content(name, rng, &vocab))?;
+    }
+    let mut dirs: Vec<&str> = DIR_NAMES.to_vec();
+    rng.shuffle(&mut dirs);
+    for dir in dirs.iter().take(rng.below(3)) {
+        let inner = names[names.len() - 1 - rng.below(4)];
+        if rng.chance(0.6) {
+            sb.write_file(&format!("{dir}/{inner}"), &content(inner, rng, &vocab))?;
+        } else {
+            sb.write_file(&format!("{dir}/.keep"), "")?;
+        }
+    }
+    Ok(())
+}
+
+fn content(name: &str, rng: &mut Rng, vocab: &[&str]) -> String {
+    let lines = 2 + rng.below(5);
+    let mut out = String::new();
+    if name.ends_with(".csv") {
+        out.push_str("name,count\n");
+        for _ in 0..lines {
+            out.push_str(&format!("{},{}\n", rng.pick(vocab).unwrap_or(&"x"), rng.below(100)));
+        }
+    } else if name.starts_with("numbers") {
+        for _ in 0..lines {
+            out.push_str(&format!("{}\n", rng.below(1000)));
+        }
+    } else {
+        for _ in 0..lines {
+            let words = 1 + rng.below(3);
+            let line: Vec<&str> = (0..words).filter_map(|_| rng.pick(vocab).copied()).collect();
+            out.push_str(&line.join(" "));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keystrokes_are_python_json() {
+        assert_eq!(keystrokes_action("ls -l", 0.5), r#"[{"keystrokes": "ls -l\n", "duration": 0.5}]"#);
+        assert_eq!(keystrokes_action("printf '%s\\n' a", 1.0), r#"[{"keystrokes": "printf '%s\\n' a\n", "duration": 1.0}]"#);
+    }
+
+    #[test]
+    fn unknown_held_out_template_is_an_error() {
+        let cfg = TerminalDataConfig { n: 1, held_out: vec!["nope".into()], ..Default::default() };
+        assert!(generate_terminal(&cfg).unwrap_err().to_string().contains("nope"));
+    }
+}
