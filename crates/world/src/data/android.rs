@@ -8,7 +8,8 @@
 //! or an invalid action. Each step's next state is computed exactly by
 //! [`crate::action::android::apply`]; states are written in `android-compact`, actions as
 //! Python-style JSON (`{"action": "tap", "target": "#wifi"}`). Held-out rows (every
-//! `test_every`-th) come only from held-out dump files, training rows never do.
+//! `test_every`-th) come only from held-out dump files, training rows never do. Each row
+//! names its dump in an extra `source` field.
 
 pub mod augment;
 pub mod pick;
@@ -107,7 +108,8 @@ pub fn generate_android(cfg: &AndroidDataConfig) -> Result<Vec<Row>> {
     let mut test = Vec::new();
     for d in dumps {
         let tree = parse_xml(&d.xml).map_err(|e| Error::Data(format!("dump {}: {e}", d.name)))?.tree;
-        if is_held(d) { test.push(tree) } else { train.push(tree) }
+        let entry = (d.name.clone(), tree);
+        if is_held(d) { test.push(entry) } else { train.push(entry) }
     }
     if train.is_empty() {
         return Err(Error::Data("every dump is held out; nothing is left for training".into()));
@@ -132,9 +134,12 @@ pub fn generate_android(cfg: &AndroidDataConfig) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-fn episode(cfg: &AndroidDataConfig, pool: &[AndroidTree], rng: &mut Rng, k: usize) -> Option<Row> {
-    let base = rng.pick(pool)?;
-    let mut state = pick_subtree(base, cfg.max_state_chars.saturating_sub(160), rng)?;
+fn episode(cfg: &AndroidDataConfig, pool: &[(String, AndroidTree)], rng: &mut Rng, k: usize) -> Option<Row> {
+    let (source, base) = rng.pick(pool)?;
+    let two_turns = rng.chance(cfg.multi_turn_fraction);
+    let budget = if two_turns { cfg.max_multi_turn_state_chars } else { cfg.max_state_chars };
+    // leave room for a synthetic node or two
+    let mut state = pick_subtree(base, budget.saturating_sub(160), rng)?;
     if rng.chance(0.2) {
         shuffle_texts(&mut state, rng);
     }
@@ -148,7 +153,6 @@ fn episode(cfg: &AndroidDataConfig, pool: &[AndroidTree], rng: &mut Rng, k: usiz
         toggle_flags(&mut state, rng);
     }
     let weights: Vec<u32> = KINDS.iter().map(|(_, w)| *w).collect();
-    let two_turns = rng.chance(cfg.multi_turn_fraction);
     let mut kinds = vec![KINDS[rng.weighted(&weights)].0];
     if two_turns {
         kinds.insert(0, if rng.chance(0.5) { Kind::Type } else { Kind::Toggle });
@@ -192,5 +196,6 @@ fn episode(cfg: &AndroidDataConfig, pool: &[AndroidTree], rng: &mut Rng, k: usiz
     }
     let mut row = Row::from_turns(Domain::Android, format!("android-{}-{k:05}", cfg.seed), cfg.system_prompt.clone(), turns);
     row.thinking = Some(last_thinking);
+    row.extra.insert("source".into(), source.clone().into());
     Some(row)
 }

@@ -6,7 +6,9 @@
 //! `[{"keystrokes": "<command>\n", "duration": 0.5}]` and its observation the last
 //! `screen_rows` lines of the virtual terminal ([`screen::Screen`]) with the prompt
 //! `user@sandbox:<dir>$ `. The last turn is the row's target. Held-out rows (every
-//! `test_every`-th) end with a held-out template; training rows never contain one.
+//! `test_every`-th) end with a held-out template; training rows never contain one. Each row
+//! lists its turns' template ids in an extra `commands` field (warm-ups excluded: they are
+//! always `ls`, `ls_l`, `ls_dir` or `cat`).
 
 pub mod commands;
 pub mod sandbox;
@@ -94,10 +96,11 @@ pub fn generate_terminal(cfg: &TerminalDataConfig) -> Result<Vec<Row>> {
         for attempt in 0..12u64 {
             let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
             match episode(cfg, network, &mut rng, &train, finals) {
-                Ok(Some((turns, thinking))) => {
+                Ok(Some((turns, thinking, ids))) => {
                     let mut row = Row::from_turns(Domain::Terminal, format!("terminal-{}-{k:05}", cfg.seed), cfg.system_prompt.clone(), turns);
                     row.thinking = Some(thinking);
                     row.split = Some(split);
+                    row.extra.insert("commands".into(), ids.into());
                     if row_tokens(&row) <= cfg.max_row_tokens {
                         made = Some(row);
                         break;
@@ -124,9 +127,10 @@ pub fn keystrokes_action(command: &str, duration: f64) -> String {
 }
 
 type Turns = Vec<(String, String)>;
+type Episode = (Turns, String, Vec<String>);
 
 /// One episode: `Ok(None)` when a template could not be used (the caller retries).
-fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&str], finals: &[&str]) -> Result<Option<(Turns, String)>> {
+fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&str], finals: &[&str]) -> Result<Option<Episode>> {
     let mut sb = match &cfg.sandbox_parent {
         Some(parent) => Sandbox::new_in(parent, network, rng.next_u64())?,
         None => Sandbox::new(network, rng.next_u64())?,
@@ -135,7 +139,8 @@ fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&
     let mut screen = Screen::new(&sb.prompt_dir(), cfg.max_width);
     let warmups = 1 + rng.below(2);
     for _ in 0..warmups {
-        let id = *rng.pick(&["ls", "ls", "ls_l", "cat", "ls_dir", "cat"]).unwrap_or(&"ls");
+        let choices: Vec<&str> = ["ls", "ls", "ls_l", "cat", "ls_dir", "cat"].into_iter().filter(|id| train.contains(id)).collect();
+        let Some(&id) = rng.pick(&choices) else { break };
         let Some(planned) = plan(&sb, rng, id)? else { continue };
         if run(&mut sb, &mut screen, &planned, cfg)?.is_none() {
             return Ok(None);
@@ -145,6 +150,7 @@ fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&
     let turns_n = 1 + rng.weighted(&cfg.turn_weights);
     let mut turns = Vec::with_capacity(turns_n);
     let mut thinking = String::new();
+    let mut ids = Vec::with_capacity(turns_n);
     for t in 1..=turns_n {
         let pool = if t == turns_n { finals } else { train };
         let mut planned = None;
@@ -152,6 +158,7 @@ fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&
             let id = *rng.pick(pool).unwrap_or(&"ls");
             if let Some(p) = plan(&sb, rng, id)? {
                 planned = Some(p);
+                ids.push(id.to_string());
                 break;
             }
         }
@@ -164,7 +171,7 @@ fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&
         turns.push((prompt, observation_response(&observation)));
         thinking = format!("{}; {outcome}.", planned.hint);
     }
-    Ok(Some((turns, thinking)))
+    Ok(Some((turns, thinking, ids)))
 }
 
 fn plan(sb: &Sandbox, rng: &mut Rng, id: &str) -> Result<Option<Planned>> {
