@@ -1,0 +1,222 @@
+//! A thin wrapper over [`tokenizers::Tokenizer`] with the conventions of Qwen checkpoints.
+//!
+//! - [`Tokenizer::encode`] never adds a BOS (Qwen has none) but does recognise special tokens
+//!   written in the text, so an encoded chat-template render gets the right control ids.
+//! - [`Tokenizer::decode`] with `skip_special_tokens = true` still keeps the markup the output
+//!   parsers need (`<think>`, `</think>`, `<tool_call>`, `</tool_call>` by default), even on
+//!   tokenizers where those are marked special.
+//! - [`Tokenizer::stop_token_ids`] gives the ids generation stops on.
+//! - [`Tokenizer::decode_stream`] turns ids into text one id at a time for streaming.
+
+mod stream;
+
+use std::collections::HashSet;
+
+pub use stream::DecodeStream;
+
+use crate::error::{Error, Result};
+
+/// Special tokens that [`Tokenizer::decode`] keeps even when skipping special tokens.
+pub const DEFAULT_KEPT_TOKENS: [&str; 4] = ["<think>", "</think>", "<tool_call>", "</tool_call>"];
+
+/// Tokens generation stops on when the vocabulary has them (`<|im_end|>` ends a chat turn,
+/// `<|endoftext|>` ends a document).
+pub const DEFAULT_STOP_TOKENS: [&str; 2] = ["<|im_end|>", "<|endoftext|>"];
+
+/// A `tokenizer.json` tokenizer plus the set of ids treated as special when decoding.
+#[derive(Debug, Clone)]
+pub struct Tokenizer {
+    inner: tokenizers::Tokenizer,
+    /// Ids skipped by `decode(.., true)`: the special added tokens minus the kept ones.
+    skipped_ids: HashSet<u32>,
+}
+
+impl Tokenizer {
+    /// Loads a tokenizer from the bytes of a `tokenizer.json`.
+    ///
+    /// # Errors
+    /// [`Error::Tokenizer`] if the bytes are not a valid `tokenizer.json` (or use a feature,
+    /// such as an Oniguruma-only regex, that this build cannot handle).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Ok(Self::from_tokenizers(tokenizers::Tokenizer::from_bytes(bytes)?))
+    }
+
+    /// Loads a tokenizer from a `tokenizer.json` file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the file cannot be read, [`Error::Tokenizer`] if it is not a tokenizer.
+    #[cfg(feature = "native")]
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        Self::from_bytes(&crate::error::read_file(path.as_ref())?)
+    }
+
+    /// Wraps an already-built tokenizer, keeping [`DEFAULT_KEPT_TOKENS`] when decoding.
+    pub fn from_tokenizers(inner: tokenizers::Tokenizer) -> Self {
+        let mut tokenizer = Self { inner, skipped_ids: HashSet::new() };
+        tokenizer.set_kept_tokens(&DEFAULT_KEPT_TOKENS);
+        tokenizer
+    }
+
+    /// Replaces the special tokens that `decode(.., skip_special_tokens = true)` keeps.
+    ///
+    /// Tokens that are not in the vocabulary are ignored.
+    pub fn with_kept_tokens(mut self, kept: &[&str]) -> Self {
+        self.set_kept_tokens(kept);
+        self
+    }
+
+    fn set_kept_tokens(&mut self, kept: &[&str]) {
+        let kept: HashSet<u32> = kept.iter().filter_map(|t| self.inner.token_to_id(t)).collect();
+        self.skipped_ids = self
+            .inner
+            .get_added_tokens_decoder()
+            .into_iter()
+            .filter(|(id, token)| token.special && !kept.contains(id))
+            .map(|(id, _)| id)
+            .collect();
+    }
+
+    /// The wrapped `tokenizers` tokenizer.
+    pub fn inner(&self) -> &tokenizers::Tokenizer {
+        &self.inner
+    }
+
+    /// Number of ids, added tokens included (the embedding may be padded beyond this).
+    pub fn vocab_size(&self) -> usize {
+        self.inner.get_vocab_size(true)
+    }
+
+    /// Encodes text into ids without adding BOS/EOS or any other post-processing tokens.
+    ///
+    /// Added tokens written in the text (`<|im_start|>`, `<think>`, ...) become their ids.
+    ///
+    /// # Errors
+    /// [`Error::Tokenizer`] if the tokenizer pipeline fails.
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
+        Ok(self.inner.encode_fast(text, false)?.get_ids().to_vec())
+    }
+
+    /// Decodes ids into text.
+    ///
+    /// With `skip_special_tokens`, special tokens are dropped except the kept ones
+    /// ([`DEFAULT_KEPT_TOKENS`] unless changed with [`Tokenizer::with_kept_tokens`]).
+    /// Ids outside the vocabulary are ignored.
+    ///
+    /// # Errors
+    /// [`Error::Tokenizer`] if the decoder fails.
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
+        if skip_special_tokens {
+            let kept: Vec<u32> = ids.iter().copied().filter(|id| !self.is_skipped(*id)).collect();
+            Ok(self.inner.decode(&kept, false)?)
+        } else {
+            Ok(self.inner.decode(ids, false)?)
+        }
+    }
+
+    /// Whether `decode(.., skip_special_tokens = true)` drops this id.
+    pub fn is_skipped(&self, id: u32) -> bool {
+        self.skipped_ids.contains(&id)
+    }
+
+    /// The id of a token, if it is in the vocabulary.
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    /// The id of a token that must exist.
+    ///
+    /// # Errors
+    /// [`Error::UnknownToken`] if the token is not in the vocabulary.
+    pub fn require_token_id(&self, token: &str) -> Result<u32> {
+        self.token_to_id(token).ok_or_else(|| Error::UnknownToken(token.to_owned()))
+    }
+
+    /// The token string of an id (byte-level form, e.g. `Ġhello`), if the id exists.
+    pub fn id_to_token(&self, id: u32) -> Option<String> {
+        self.inner.id_to_token(id)
+    }
+
+    /// The ids generation stops on: `<|im_end|>` and `<|endoftext|>` when present, then
+    /// `extra_eos` (e.g. [`crate::GenerationConfig::eos_token_id`]), without duplicates and in
+    /// that order.
+    pub fn stop_token_ids(&self, extra_eos: &[u32]) -> Vec<u32> {
+        let mut ids: Vec<u32> = Vec::new();
+        let known = DEFAULT_STOP_TOKENS.iter().filter_map(|t| self.token_to_id(t));
+        for id in known.chain(extra_eos.iter().copied()) {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        ids
+    }
+
+    /// Starts an incremental decoder that turns one id at a time into new text.
+    pub fn decode_stream(&self, skip_special_tokens: bool) -> DecodeStream<'_> {
+        DecodeStream::new(self, skip_special_tokens)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny byte-level BPE tokenizer: bytes `a`..`e` and a few merges, plus special tokens.
+    pub(crate) fn tiny() -> Tokenizer {
+        let json = r#"{
+          "version": "1.0",
+          "added_tokens": [
+            {"id": 10, "content": "<|im_end|>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true},
+            {"id": 11, "content": "<think>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true},
+            {"id": 12, "content": "</think>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true},
+            {"id": 13, "content": "<|endoftext|>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true}
+          ],
+          "normalizer": null,
+          "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": true},
+          "post_processor": null,
+          "decoder": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": true},
+          "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": null,
+                    "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
+                    "vocab": {"a": 0, "b": 1, "c": 2, "d": 3, "e": 4, "Ġ": 5, "ab": 6, "Ġa": 7, "Ã": 8, "©": 9},
+                    "merges": [["a", "b"], ["Ġ", "a"]]}
+        }"#;
+        Tokenizer::from_bytes(json.as_bytes()).expect("tiny tokenizer parses")
+    }
+
+    #[test]
+    fn encode_adds_no_bos_and_recognises_special_tokens() {
+        let tok = tiny();
+        assert_eq!(tok.encode("ab a").unwrap(), vec![6, 7]);
+        assert_eq!(tok.encode("<think>ab<|im_end|>").unwrap(), vec![11, 6, 10]);
+    }
+
+    #[test]
+    fn decode_skipping_specials_keeps_think_tags() {
+        let tok = tiny();
+        let ids = [11, 6, 12, 7, 10];
+        assert_eq!(tok.decode(&ids, false).unwrap(), "<think>ab</think> a<|im_end|>");
+        assert_eq!(tok.decode(&ids, true).unwrap(), "<think>ab</think> a");
+        let strict = tiny().with_kept_tokens(&[]);
+        assert_eq!(strict.decode(&ids, true).unwrap(), "ab a");
+    }
+
+    #[test]
+    fn stop_ids_are_chat_end_then_eot_then_extras_without_duplicates() {
+        let tok = tiny();
+        assert_eq!(tok.stop_token_ids(&[]), vec![10, 13]);
+        assert_eq!(tok.stop_token_ids(&[13, 4, 4]), vec![10, 13, 4]);
+    }
+
+    #[test]
+    fn token_lookup() {
+        let tok = tiny();
+        assert_eq!(tok.token_to_id("</think>"), Some(12));
+        assert_eq!(tok.id_to_token(6).as_deref(), Some("ab"));
+        assert!(matches!(tok.require_token_id("<nope>"), Err(Error::UnknownToken(t)) if t == "<nope>"));
+        assert_eq!(tok.vocab_size(), 14);
+    }
+
+    #[test]
+    fn invalid_json_is_an_error() {
+        assert!(matches!(Tokenizer::from_bytes(b"{"), Err(Error::Tokenizer(_))));
+    }
+}
