@@ -12,9 +12,9 @@ pub mod rng;
 #[cfg(feature = "native")]
 pub mod terminal;
 
-pub use android::{generate_android, AndroidDataConfig};
+pub use android::{AndroidDataConfig, generate_android};
 #[cfg(feature = "native")]
-pub use terminal::{generate_terminal, TerminalDataConfig};
+pub use terminal::{TerminalDataConfig, generate_terminal};
 
 use crate::Row;
 
@@ -37,7 +37,9 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// [`estimate_tokens`] over everything a model sees for a row (system, prompts, responses).
 pub fn row_tokens(row: &Row) -> usize {
-    let texts = std::iter::once(&row.system_str).chain(&row.prompt).chain(&row.response);
+    let texts = std::iter::once(&row.system_str)
+        .chain(&row.prompt)
+        .chain(&row.response);
     texts.map(|t| estimate_tokens(t) + 4).sum()
 }
 

@@ -97,7 +97,10 @@ impl FromStr for Domain {
         Domain::ALL
             .into_iter()
             .find(|d| d.as_str().eq_ignore_ascii_case(name))
-            .ok_or_else(|| Error::UnknownDomain { given: s.to_string(), valid: VALID })
+            .ok_or_else(|| Error::UnknownDomain {
+                given: s.to_string(),
+                valid: VALID,
+            })
     }
 }
 
@@ -128,7 +131,10 @@ mod tests {
 
     #[test]
     fn slash_case_and_space() {
-        assert_eq!("agentworld/android".parse::<Domain>().unwrap(), Domain::Android);
+        assert_eq!(
+            "agentworld/android".parse::<Domain>().unwrap(),
+            Domain::Android
+        );
         assert_eq!("a/b/OS ".parse::<Domain>().unwrap(), Domain::Os);
         assert_eq!(" Terminal".parse::<Domain>().unwrap(), Domain::Terminal);
     }
@@ -137,7 +143,10 @@ mod tests {
     fn error_lists_valid_names() {
         let err = "browser".parse::<Domain>().unwrap_err().to_string();
         assert!(err.contains("`browser`"), "{err}");
-        assert!(err.contains("terminal, search, mcp, swe, web, android, os"), "{err}");
+        assert!(
+            err.contains("terminal, search, mcp, swe, web, android, os"),
+            "{err}"
+        );
         assert!("".parse::<Domain>().is_err());
         assert!("web/".parse::<Domain>().is_err());
     }
@@ -148,7 +157,10 @@ mod tests {
         assert_eq!(Domain::Os.world_model_name(), "Desktop");
         let gui: Vec<_> = Domain::ALL.into_iter().filter(|d| d.is_gui()).collect();
         assert_eq!(gui, [Domain::Web, Domain::Android, Domain::Os]);
-        let tools: Vec<_> = Domain::ALL.into_iter().filter(|d| d.has_tool_placeholders()).collect();
+        let tools: Vec<_> = Domain::ALL
+            .into_iter()
+            .filter(|d| d.has_tool_placeholders())
+            .collect();
         assert_eq!(tools, [Domain::Search, Domain::Mcp, Domain::Swe]);
     }
 

@@ -70,6 +70,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl Error {
     /// An [`Error::Io`] with a context line.
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
-        Error::Io { context: context.into(), source }
+        Error::Io {
+            context: context.into(),
+            source,
+        }
     }
 }

@@ -20,7 +20,7 @@
 
 mod action;
 
-pub use action::{python_json, TurnAction};
+pub use action::{TurnAction, python_json};
 
 use serde::{Deserialize, Serialize};
 
@@ -51,15 +51,24 @@ pub struct Message {
 impl Message {
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Message { role: Role::System, content: content.into() }
+        Message {
+            role: Role::System,
+            content: content.into(),
+        }
     }
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Message { role: Role::User, content: content.into() }
+        Message {
+            role: Role::User,
+            content: content.into(),
+        }
     }
     /// An assistant message.
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message { role: Role::Assistant, content: content.into() }
+        Message {
+            role: Role::Assistant,
+            content: content.into(),
+        }
     }
 }
 
@@ -77,7 +86,11 @@ pub struct Turn {
 impl Turn {
     /// The turn prompt text (see the module docs for the layout).
     pub fn prompt(&self) -> String {
-        turn_prompt(self.number, &self.action.to_block_text(), self.state.as_deref())
+        turn_prompt(
+            self.number,
+            &self.action.to_block_text(),
+            self.state.as_deref(),
+        )
     }
 }
 
@@ -101,7 +114,10 @@ pub fn observation_response(observation: &str) -> String {
 pub fn strip_observation_marker(text: &str) -> String {
     let trimmed = text.trim_start();
     if let Some(rest) = trimmed.strip_prefix(OBSERVATION_MARKER) {
-        let rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n')).unwrap_or(rest);
+        let rest = rest
+            .strip_prefix("\r\n")
+            .or_else(|| rest.strip_prefix('\n'))
+            .unwrap_or(rest);
         return rest.replace(OBSERVATION_MARKER, "");
     }
     text.replace(OBSERVATION_MARKER, "")
@@ -128,12 +144,18 @@ pub struct Exchange {
 impl History {
     /// An empty history with a system prompt.
     pub fn new(system: impl Into<String>) -> Self {
-        History { system: system.into(), exchanges: Vec::new() }
+        History {
+            system: system.into(),
+            exchanges: Vec::new(),
+        }
     }
 
     /// Appends a finished turn.
     pub fn push(&mut self, prompt: impl Into<String>, response: impl Into<String>) {
-        self.exchanges.push(Exchange { prompt: prompt.into(), response: response.into() });
+        self.exchanges.push(Exchange {
+            prompt: prompt.into(),
+            response: response.into(),
+        });
     }
 
     /// The 1-based number of the next turn.
@@ -161,10 +183,20 @@ mod tests {
 
     #[test]
     fn turn_prompt_layout_is_exact() {
-        let t = Turn { number: 1, action: TurnAction::parse(r#"[{"keystrokes": "ls\n", "duration": 0.5}]"#), state: None };
-        assert_eq!(t.prompt(), "### Turn 1\n**Action:**\n```json\n[{\"keystrokes\": \"ls\\n\", \"duration\": 0.5}]\n```");
+        let t = Turn {
+            number: 1,
+            action: TurnAction::parse(r#"[{"keystrokes": "ls\n", "duration": 0.5}]"#),
+            state: None,
+        };
+        assert_eq!(
+            t.prompt(),
+            "### Turn 1\n**Action:**\n```json\n[{\"keystrokes\": \"ls\\n\", \"duration\": 0.5}]\n```"
+        );
         let with_state = turn_prompt(3, "\"back\"", Some("user@sandbox:~$ "));
-        assert_eq!(with_state, "### Turn 3\n**Action:**\n```json\n\"back\"\n```\n\n**Current State:**\nuser@sandbox:~$ ");
+        assert_eq!(
+            with_state,
+            "### Turn 3\n**Action:**\n```json\n\"back\"\n```\n\n**Current State:**\nuser@sandbox:~$ "
+        );
     }
 
     #[test]
@@ -172,9 +204,15 @@ mod tests {
         let r = observation_response("a\nb");
         assert_eq!(r, "**Environment Observation:**\na\nb");
         assert_eq!(strip_observation_marker(&r), "a\nb");
-        assert_eq!(strip_observation_marker("  **Environment Observation:**\r\nx"), "x");
+        assert_eq!(
+            strip_observation_marker("  **Environment Observation:**\r\nx"),
+            "x"
+        );
         assert_eq!(strip_observation_marker("plain"), "plain");
-        assert_eq!(strip_observation_marker("x **Environment Observation:** y"), "x  y");
+        assert_eq!(
+            strip_observation_marker("x **Environment Observation:** y"),
+            "x  y"
+        );
     }
 
     #[test]
@@ -185,7 +223,17 @@ mod tests {
         assert_eq!(h.next_turn(), 3);
         let m = h.messages("p3");
         let roles: Vec<Role> = m.iter().map(|m| m.role).collect();
-        assert_eq!(roles, [Role::System, Role::User, Role::Assistant, Role::User, Role::Assistant, Role::User]);
+        assert_eq!(
+            roles,
+            [
+                Role::System,
+                Role::User,
+                Role::Assistant,
+                Role::User,
+                Role::Assistant,
+                Role::User
+            ]
+        );
         let contents: Vec<&str> = m.iter().map(|m| m.content.as_str()).collect();
         assert_eq!(contents, ["SYS", "p1", "r1", "p2", "r2", "p3"]);
     }

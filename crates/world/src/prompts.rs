@@ -35,7 +35,8 @@ pub fn builtin(domain: Domain) -> &'static str {
 /// Text inserted for one placeholder is never scanned again, so tool schemas that happen to
 /// contain `{demonstrations}` stay as they are. Other braces (JSON examples) are left alone.
 pub fn fill_template(template: &str, tool_definitions: &str, demonstrations: &str) -> String {
-    let mut out = String::with_capacity(template.len() + tool_definitions.len() + demonstrations.len());
+    let mut out =
+        String::with_capacity(template.len() + tool_definitions.len() + demonstrations.len());
     let mut rest = template;
     loop {
         let next_tools = rest.find(TOOL_DEFINITIONS);
@@ -62,9 +63,16 @@ mod tests {
     fn every_builtin_names_its_world_model() {
         for d in Domain::ALL {
             let p = builtin(d);
-            let head = format!("You are a{} {} World Model.", if d == Domain::Android { "n" } else { "" }, d.world_model_name());
+            let head = format!(
+                "You are a{} {} World Model.",
+                if d == Domain::Android { "n" } else { "" },
+                d.world_model_name()
+            );
             assert!(p.starts_with(&head), "{d}: {}", &p[..60]);
-            assert!(p.contains("<predicted_observation>...</predicted_observation>"), "{d}");
+            assert!(
+                p.contains("<predicted_observation>...</predicted_observation>"),
+                "{d}"
+            );
         }
     }
 
@@ -72,7 +80,11 @@ mod tests {
     fn placeholders_exactly_in_tool_domains() {
         for d in Domain::ALL {
             let p = builtin(d);
-            assert_eq!(p.contains(TOOL_DEFINITIONS), d.has_tool_placeholders(), "{d}");
+            assert_eq!(
+                p.contains(TOOL_DEFINITIONS),
+                d.has_tool_placeholders(),
+                "{d}"
+            );
             assert_eq!(p.contains(DEMONSTRATIONS), d.has_tool_placeholders(), "{d}");
         }
     }
@@ -81,10 +93,19 @@ mod tests {
     fn gui_prompts_carry_the_gui_rules() {
         for d in [Domain::Web, Domain::Android, Domain::Os] {
             let p = builtin(d).to_lowercase();
-            for needle in ["screen change", "local edit", "unchanged", "never switch formats", "disabled"] {
+            for needle in [
+                "screen change",
+                "local edit",
+                "unchanged",
+                "never switch formats",
+                "disabled",
+            ] {
                 assert!(p.contains(needle), "{d} lacks {needle:?}");
             }
-            assert!(p.contains("exactly one closed <predicted_observation>"), "{d}");
+            assert!(
+                p.contains("exactly one closed <predicted_observation>"),
+                "{d}"
+            );
         }
     }
 
@@ -92,14 +113,24 @@ mod tests {
     fn fill_is_single_pass() {
         let t = "A {tool_definitions} B {demonstrations} C {tool_definitions} {other}";
         let out = fill_template(t, "[tools with {demonstrations}]", "DEMO");
-        assert_eq!(out, "A [tools with {demonstrations}] B DEMO C [tools with {demonstrations}] {other}");
+        assert_eq!(
+            out,
+            "A [tools with {demonstrations}] B DEMO C [tools with {demonstrations}] {other}"
+        );
         assert_eq!(fill_template("none", "x", "y"), "none");
-        assert_eq!(fill_template("{demonstrations}{tool_definitions}", "T", "D"), "DT");
+        assert_eq!(
+            fill_template("{demonstrations}{tool_definitions}", "T", "D"),
+            "DT"
+        );
     }
 
     #[test]
     fn filled_builtin_has_no_placeholder_left() {
-        let out = fill_template(builtin(Domain::Mcp), "{\"name\":\"get_weather\"}", "call -> 21C");
+        let out = fill_template(
+            builtin(Domain::Mcp),
+            "{\"name\":\"get_weather\"}",
+            "call -> 21C",
+        );
         assert!(!out.contains(TOOL_DEFINITIONS) && !out.contains(DEMONSTRATIONS));
         assert!(out.contains("{\"name\":\"get_weather\"}") && out.contains("call -> 21C"));
     }

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use crate::messages::{strip_observation_marker, History, Message};
+use crate::messages::{History, Message, strip_observation_marker};
 use crate::{Domain, Error, Result};
 
 /// Which part of a generated data set a row belongs to.
@@ -64,13 +64,20 @@ fn string_or_number<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Stri
     match Value::deserialize(d)? {
         Value::String(s) => Ok(s),
         Value::Number(n) => Ok(n.to_string()),
-        other => Err(serde::de::Error::custom(format!("id must be a string or number, got {other}"))),
+        other => Err(serde::de::Error::custom(format!(
+            "id must be a string or number, got {other}"
+        ))),
     }
 }
 
 impl Row {
     /// A row whose last turn is the target: `turns` are (prompt, response) pairs in order.
-    pub fn from_turns(task: Domain, id: impl Into<String>, system: impl Into<String>, turns: Vec<(String, String)>) -> Self {
+    pub fn from_turns(
+        task: Domain,
+        id: impl Into<String>,
+        system: impl Into<String>,
+        turns: Vec<(String, String)>,
+    ) -> Self {
         let (prompt, response): (Vec<String>, Vec<String>) = turns.into_iter().unzip();
         Row {
             task: task.as_str().to_string(),
@@ -94,15 +101,29 @@ impl Row {
 
     /// Checks that `turn_idx` names an existing turn whose history is complete.
     pub fn validate(&self) -> Result<()> {
-        let bad = |message: String| Err(Error::Row { id: self.id.clone(), message });
+        let bad = |message: String| {
+            Err(Error::Row {
+                id: self.id.clone(),
+                message,
+            })
+        };
         if self.turn_idx == 0 {
             return bad("turn_idx counts from 1, got 0".into());
         }
         if self.turn_idx > self.prompt.len() {
-            return bad(format!("turn_idx {} but only {} prompts", self.turn_idx, self.prompt.len()));
+            return bad(format!(
+                "turn_idx {} but only {} prompts",
+                self.turn_idx,
+                self.prompt.len()
+            ));
         }
         if self.response.len() + 1 < self.turn_idx {
-            return bad(format!("turn_idx {} needs {} earlier responses, found {}", self.turn_idx, self.turn_idx - 1, self.response.len()));
+            return bad(format!(
+                "turn_idx {} needs {} earlier responses, found {}",
+                self.turn_idx,
+                self.turn_idx - 1,
+                self.response.len()
+            ));
         }
         Ok(())
     }
@@ -125,10 +146,13 @@ impl Row {
     /// The ground-truth response of the target turn, `response[turn_idx-1]`, marker included.
     pub fn target(&self) -> Result<&str> {
         self.validate()?;
-        self.response.get(self.turn_idx - 1).map(String::as_str).ok_or_else(|| Error::Row {
-            id: self.id.clone(),
-            message: format!("no response for turn {}", self.turn_idx),
-        })
+        self.response
+            .get(self.turn_idx - 1)
+            .map(String::as_str)
+            .ok_or_else(|| Error::Row {
+                id: self.id.clone(),
+                message: format!("no response for turn {}", self.turn_idx),
+            })
     }
 
     /// The target observation with the `**Environment Observation:**` marker removed.
@@ -144,7 +168,10 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Row>> {
         if line.trim().is_empty() {
             continue;
         }
-        let row = serde_json::from_str(line).map_err(|e| Error::Json { line: i + 1, message: e.to_string() })?;
+        let row = serde_json::from_str(line).map_err(|e| Error::Json {
+            line: i + 1,
+            message: e.to_string(),
+        })?;
         rows.push(row);
     }
     Ok(rows)
@@ -158,16 +185,25 @@ pub fn read_jsonl(reader: impl std::io::BufRead) -> Result<Vec<Row>> {
         if line.trim().is_empty() {
             continue;
         }
-        let row = serde_json::from_str(&line).map_err(|e| Error::Json { line: i + 1, message: e.to_string() })?;
+        let row = serde_json::from_str(&line).map_err(|e| Error::Json {
+            line: i + 1,
+            message: e.to_string(),
+        })?;
         rows.push(row);
     }
     Ok(rows)
 }
 
 /// Writes one compact JSON object per line, each followed by `\n`.
-pub fn write_jsonl<'a>(rows: impl IntoIterator<Item = &'a Row>, mut writer: impl std::io::Write) -> Result<()> {
+pub fn write_jsonl<'a>(
+    rows: impl IntoIterator<Item = &'a Row>,
+    mut writer: impl std::io::Write,
+) -> Result<()> {
     for row in rows {
-        let line = serde_json::to_string(row).map_err(|e| Error::Json { line: 0, message: e.to_string() })?;
+        let line = serde_json::to_string(row).map_err(|e| Error::Json {
+            line: 0,
+            message: e.to_string(),
+        })?;
         writeln!(writer, "{line}").map_err(|e| Error::io("writing JSONL", e))?;
     }
     Ok(())
@@ -177,18 +213,24 @@ pub fn write_jsonl<'a>(rows: impl IntoIterator<Item = &'a Row>, mut writer: impl
 #[cfg(feature = "native")]
 pub fn read_jsonl_file(path: impl AsRef<std::path::Path>) -> Result<Vec<Row>> {
     let path = path.as_ref();
-    let file = std::fs::File::open(path).map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::io(format!("cannot open {}", path.display()), e))?;
     read_jsonl(std::io::BufReader::new(file))
 }
 
 /// Writes a JSONL file (native only).
 #[cfg(feature = "native")]
-pub fn write_jsonl_file<'a>(path: impl AsRef<std::path::Path>, rows: impl IntoIterator<Item = &'a Row>) -> Result<()> {
+pub fn write_jsonl_file<'a>(
+    path: impl AsRef<std::path::Path>,
+    rows: impl IntoIterator<Item = &'a Row>,
+) -> Result<()> {
     let path = path.as_ref();
-    let file = std::fs::File::create(path).map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+    let file = std::fs::File::create(path)
+        .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
     let mut w = std::io::BufWriter::new(file);
     write_jsonl(rows, &mut w)?;
-    std::io::Write::flush(&mut w).map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+    std::io::Write::flush(&mut w)
+        .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
 }
 
 #[cfg(test)]
@@ -208,7 +250,10 @@ mod tests {
         assert_eq!(m.len(), 4);
         assert_eq!((m[0].role, m[0].content.as_str()), (Role::System, "SYS"));
         assert_eq!((m[1].role, m[1].content.as_str()), (Role::User, "p1"));
-        assert_eq!((m[2].role, m[2].content.as_str()), (Role::Assistant, "**Environment Observation:**\nr1"));
+        assert_eq!(
+            (m[2].role, m[2].content.as_str()),
+            (Role::Assistant, "**Environment Observation:**\nr1")
+        );
         assert_eq!((m[3].role, m[3].content.as_str()), (Role::User, "p2"));
         assert_eq!(row.target().unwrap(), "**Environment Observation:**\nr2");
         assert_eq!(row.target_observation().unwrap(), "r2");
@@ -221,15 +266,21 @@ mod tests {
         let mut out = Vec::new();
         write_jsonl([&row], &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.ends_with("}\n") && text.contains("\"score\":0.5") && !text.contains("thinking"));
+        assert!(
+            text.ends_with("}\n") && text.contains("\"score\":0.5") && !text.contains("thinking")
+        );
         assert_eq!(parse_jsonl(&text).unwrap()[0], row);
     }
 
     #[test]
     fn errors_carry_line_numbers() {
-        let err = parse_jsonl(&format!("{LINE}\n{{\"task\": 1}}\n")).unwrap_err().to_string();
+        let err = parse_jsonl(&format!("{LINE}\n{{\"task\": 1}}\n"))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("line 2:"), "{err}");
-        let err = read_jsonl(format!("\n\n{LINE}\nnot json").as_bytes()).unwrap_err().to_string();
+        let err = read_jsonl(format!("\n\n{LINE}\nnot json").as_bytes())
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("line 4:"), "{err}");
     }
 
@@ -237,7 +288,12 @@ mod tests {
     fn turn_index_is_validated() {
         let mut row: Row = serde_json::from_str(LINE).unwrap();
         row.turn_idx = 0;
-        assert!(row.messages().unwrap_err().to_string().contains("counts from 1"));
+        assert!(
+            row.messages()
+                .unwrap_err()
+                .to_string()
+                .contains("counts from 1")
+        );
         row.turn_idx = 4;
         assert!(row.target().is_err());
         row.turn_idx = 3;
@@ -245,17 +301,33 @@ mod tests {
         assert!(row.messages().is_err());
         row.response = vec!["a".into(), "b".into()];
         assert_eq!(row.messages().unwrap().len(), 6);
-        assert!(row.target().unwrap_err().to_string().contains("no response for turn 3"));
+        assert!(
+            row.target()
+                .unwrap_err()
+                .to_string()
+                .contains("no response for turn 3")
+        );
     }
 
     #[test]
     fn from_turns_targets_the_last_turn() {
-        let mut row = Row::from_turns(Domain::Android, "a-1", "S", vec![("p1".into(), "r1".into()), ("p2".into(), "r2".into())]);
+        let mut row = Row::from_turns(
+            Domain::Android,
+            "a-1",
+            "S",
+            vec![("p1".into(), "r1".into()), ("p2".into(), "r2".into())],
+        );
         row.thinking = Some("t".into());
         row.split = Some(Split::Test);
-        assert_eq!((row.turn_idx, row.total_turns, row.current_prompt.as_str()), (2, 2, "p2"));
+        assert_eq!(
+            (row.turn_idx, row.total_turns, row.current_prompt.as_str()),
+            (2, 2, "p2")
+        );
         let json = serde_json::to_string(&row).unwrap();
-        assert!(json.contains(r#""thinking":"t""#) && json.contains(r#""split":"test""#), "{json}");
+        assert!(
+            json.contains(r#""thinking":"t""#) && json.contains(r#""split":"test""#),
+            "{json}"
+        );
         let back: Row = serde_json::from_str(&json).unwrap();
         assert_eq!(back, row);
         assert!(back.extra.is_empty());

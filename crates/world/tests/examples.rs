@@ -2,13 +2,15 @@
 
 use std::path::PathBuf;
 
-use agentworld_world::action::android::{apply, AndroidAction, NoEffect, Outcome};
-use agentworld_world::messages::{turn_prompt, Turn, TurnAction};
-use agentworld_world::state::android::{parse_compact, parse_xml, render_compact, AndroidTree};
+use agentworld_world::action::android::{AndroidAction, NoEffect, Outcome, apply};
+use agentworld_world::messages::{Turn, TurnAction, turn_prompt};
+use agentworld_world::state::android::{AndroidTree, parse_compact, parse_xml, render_compact};
 use agentworld_world::state::terminal::TerminalScreen;
 
 fn example(path: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(path);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(path);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -37,31 +39,48 @@ fn settings_dump_facts() {
     assert_eq!(t.find_by_id("android:switch_widget").len(), 1);
     let compact = render_compact(&t);
     assert!(compact.contains("\n              Switch #switch_widget checkable checked clickable [912,735][1038,798]\n"), "{compact}");
-    assert!(compact.contains("TextView #android:title \"Mobile data\" disabled [63,1092][420,1155]"), "{compact}");
+    assert!(
+        compact.contains("TextView #android:title \"Mobile data\" disabled [63,1092][420,1155]"),
+        "{compact}"
+    );
     assert!(compact.lines().count() == 39 && compact.len() < 3000);
 }
 
 #[test]
 fn typing_into_the_search_field() {
     let (before, out) = act("type_search");
-    let Outcome::Edited { tree, changed, target } = out else { panic!("{out:?}") };
+    let Outcome::Edited {
+        tree,
+        changed,
+        target,
+    } = out
+    else {
+        panic!("{out:?}")
+    };
     assert_eq!(changed, [target]);
     assert_eq!(tree.nodes[target].text, "bluetooth");
     assert!(tree.nodes[target].flags.focused);
     let (a, b) = (render_compact(&before), render_compact(&tree));
     let diff: Vec<(&str, &str)> = a.lines().zip(b.lines()).filter(|(x, y)| x != y).collect();
     assert_eq!(diff.len(), 1);
-    assert_eq!(diff[0].1.trim_start(), "EditText #search_src_text \"bluetooth\" clickable long-clickable focused [168,252][1017,336]");
+    assert_eq!(
+        diff[0].1.trim_start(),
+        "EditText #search_src_text \"bluetooth\" clickable long-clickable focused [168,252][1017,336]"
+    );
 }
 
 #[test]
 fn switches_toggle() {
     let (_, out) = act("toggle_wifi");
-    let Outcome::Edited { tree, changed, .. } = out else { panic!("{out:?}") };
+    let Outcome::Edited { tree, changed, .. } = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(changed.len(), 1);
     assert!(!tree.nodes[changed[0]].flags.checked);
     let (_, out) = act("toggle_airplane_at_point");
-    let Outcome::Edited { tree, changed, .. } = out else { panic!("{out:?}") };
+    let Outcome::Edited { tree, changed, .. } = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(tree.nodes[changed[0]].short_id(), "android:switch_widget");
     assert!(tree.nodes[changed[0]].flags.checked);
 }
@@ -69,10 +88,14 @@ fn switches_toggle() {
 #[test]
 fn no_ops_and_screen_changes() {
     let (t, out) = act("tap_disabled");
-    let Outcome::Unchanged(NoEffect::Disabled(i)) = out else { panic!("{out:?}") };
+    let Outcome::Unchanged(NoEffect::Disabled(i)) = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(t.nodes[i].short_id(), "switch_mobile_data");
     let (t, out) = act("tap_header");
-    let Outcome::Unchanged(NoEffect::NonInteractive(i)) = out else { panic!("{out:?}") };
+    let Outcome::Unchanged(NoEffect::NonInteractive(i)) = out else {
+        panic!("{out:?}")
+    };
     assert_eq!(t.nodes[i].text, "Connections");
     assert!(matches!(act("back").1, Outcome::NotComputable(_)));
 }
@@ -104,15 +127,28 @@ fn terminal_actions_make_turn_prompts() {
     let text = example("terminal/ls_l.json");
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(value[0]["keystrokes"], "ls -l\n");
-    let turn = Turn { number: 2, action: TurnAction::parse(&text), state: None };
-    assert_eq!(turn.prompt(), "### Turn 2\n**Action:**\n```json\n[{\"keystrokes\": \"ls -l\\n\", \"duration\": 0.5}]\n```");
+    let turn = Turn {
+        number: 2,
+        action: TurnAction::parse(&text),
+        state: None,
+    };
+    assert_eq!(
+        turn.prompt(),
+        "### Turn 2\n**Action:**\n```json\n[{\"keystrokes\": \"ls -l\\n\", \"duration\": 0.5}]\n```"
+    );
     let ctrl_c = example("terminal/interrupt.json");
     let state = example("terminal/screen1.txt");
     let p = turn_prompt(1, ctrl_c.trim(), Some(&state));
     assert!(p.starts_with("### Turn 1\n**Action:**\n```json\n[{\"keystrokes\": \"C-c\", \"duration\": 0.1}]\n```\n\n**Current State:**\nuser@sandbox:~$ ls\n"));
     assert!(p.ends_with("user@sandbox:~/docs$ "));
     for name in ["count_todo", "interrupt", "ls_l"] {
-        let v: serde_json::Value = serde_json::from_str(&example(&format!("terminal/{name}.json"))).unwrap();
-        assert!(v.as_array().is_some_and(|a| a.iter().all(|s| s["keystrokes"].is_string() && s["duration"].is_number())), "{name}");
+        let v: serde_json::Value =
+            serde_json::from_str(&example(&format!("terminal/{name}.json"))).unwrap();
+        assert!(
+            v.as_array().is_some_and(|a| a
+                .iter()
+                .all(|s| s["keystrokes"].is_string() && s["duration"].is_number())),
+            "{name}"
+        );
     }
 }

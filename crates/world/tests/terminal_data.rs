@@ -1,12 +1,14 @@
 //! Terminal rows generated from real bash: shape, budget, splits, determinism, confinement.
 
+#![cfg(feature = "native")]
+
 use std::sync::OnceLock;
 
 use agentworld_world::data::terminal::commands::DEFAULT_HELD_OUT;
-use agentworld_world::data::{generate_terminal, row_tokens, TerminalDataConfig};
+use agentworld_world::data::{TerminalDataConfig, generate_terminal, row_tokens};
 use agentworld_world::messages::OBSERVATION_MARKER;
 use agentworld_world::state::terminal::TerminalScreen;
-use agentworld_world::{prompts, Domain, Row, Split};
+use agentworld_world::{Domain, Row, Split, prompts};
 
 struct Generated {
     rows: Vec<Row>,
@@ -23,21 +25,45 @@ fn generated() -> &'static Generated {
         let sentinel = parent.path().join("sentinel.txt");
         std::fs::write(&sentinel, "do not touch\n").unwrap();
         let meta = std::fs::metadata(&sentinel).unwrap();
-        let cfg = TerminalDataConfig { n: 60, seed: 11, sandbox_parent: Some(parent.path().to_path_buf()), ..Default::default() };
+        let cfg = TerminalDataConfig {
+            n: 60,
+            seed: 11,
+            sandbox_parent: Some(parent.path().to_path_buf()),
+            ..Default::default()
+        };
         let rows = generate_terminal(&cfg).unwrap();
-        Generated { rows, sentinel_before: ("do not touch\n".into(), meta.modified().unwrap()), parent }
+        Generated {
+            rows,
+            sentinel_before: ("do not touch\n".into(), meta.modified().unwrap()),
+            parent,
+        }
     })
 }
 
 fn commands(row: &Row) -> Vec<String> {
-    row.extra["commands"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
+    row.extra["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
 }
 
 /// The command typed in a turn prompt.
 fn typed(prompt: &str) -> String {
-    let json = prompt.split("```json\n").nth(1).unwrap().split("\n```").next().unwrap();
+    let json = prompt
+        .split("```json\n")
+        .nth(1)
+        .unwrap()
+        .split("\n```")
+        .next()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_str(json).unwrap();
-    v[0]["keystrokes"].as_str().unwrap().trim_end_matches('\n').to_string()
+    v[0]["keystrokes"]
+        .as_str()
+        .unwrap()
+        .trim_end_matches('\n')
+        .to_string()
 }
 
 #[test]
@@ -50,26 +76,57 @@ fn rows_have_the_benchmark_shape() {
         assert_eq!(row.domain().unwrap(), Domain::Terminal);
         let n = row.turn_idx;
         assert!((1..=3).contains(&n), "{}", row.id);
-        assert_eq!((row.prompt.len(), row.response.len(), row.total_turns), (n, n, n));
+        assert_eq!(
+            (row.prompt.len(), row.response.len(), row.total_turns),
+            (n, n, n)
+        );
         assert_eq!(row.current_prompt, row.prompt[n - 1]);
         assert_eq!(row.system_str, prompts::builtin(Domain::Terminal));
         assert_eq!(row.messages().unwrap().len(), 2 * n);
-        assert_eq!(row.split, Some(if (k + 1) % 10 == 0 { Split::Test } else { Split::Train }));
-        assert!(row.thinking.as_deref().is_some_and(|t| t.ends_with('.') && t.len() < 200), "{:?}", row.thinking);
+        assert_eq!(
+            row.split,
+            Some(if (k + 1) % 10 == 0 {
+                Split::Test
+            } else {
+                Split::Train
+            })
+        );
+        assert!(
+            row.thinking
+                .as_deref()
+                .is_some_and(|t| t.ends_with('.') && t.len() < 200),
+            "{:?}",
+            row.thinking
+        );
         assert!(row_tokens(row) <= 1500, "{}", row.id);
         for (i, (p, r)) in row.prompt.iter().zip(&row.response).enumerate() {
-            assert!(p.starts_with(&format!("### Turn {}\n**Action:**\n```json\n[{{\"keystrokes\": \"", i + 1)), "{p}");
+            assert!(
+                p.starts_with(&format!(
+                    "### Turn {}\n**Action:**\n```json\n[{{\"keystrokes\": \"",
+                    i + 1
+                )),
+                "{p}"
+            );
             assert_eq!(p.contains("\n\n**Current State:**\n"), i == 0, "{p}");
             let obs = r.strip_prefix(&format!("{OBSERVATION_MARKER}\n")).unwrap();
             let screen = TerminalScreen::parse(obs);
             assert!(screen.lines.len() <= 20);
             assert!(screen.is_idle(), "{obs}");
             let prompt = screen.prompt().unwrap();
-            assert_eq!((prompt.user.as_str(), prompt.host.as_str()), ("user", "sandbox"));
+            assert_eq!(
+                (prompt.user.as_str(), prompt.host.as_str()),
+                ("user", "sandbox")
+            );
             assert!(prompt.cwd.starts_with('~'));
             let cmd = typed(p);
-            assert!(obs.contains(&format!("$ {cmd}\n")) || obs.ends_with(&format!("$ {cmd}")), "{cmd:?} not on screen:\n{obs}");
-            assert!(!obs.contains("aw-sandbox-"), "the real sandbox path leaked: {obs}");
+            assert!(
+                obs.contains(&format!("$ {cmd}\n")) || obs.ends_with(&format!("$ {cmd}")),
+                "{cmd:?} not on screen:\n{obs}"
+            );
+            assert!(
+                !obs.contains("aw-sandbox-"),
+                "the real sandbox path leaked: {obs}"
+            );
         }
     }
 }
@@ -90,7 +147,13 @@ fn held_out_templates_only_in_test_rows() {
             None => panic!("no split"),
         }
     }
-    assert_eq!(g.rows.iter().filter(|r| r.split == Some(Split::Test)).count(), 6);
+    assert_eq!(
+        g.rows
+            .iter()
+            .filter(|r| r.split == Some(Split::Test))
+            .count(),
+        6
+    );
 }
 
 #[test]
@@ -103,19 +166,39 @@ fn outputs_are_real() {
         let after = obs.split(&format!("$ {cmd}\n")).last().unwrap();
         if let Some(rest) = cmd.strip_prefix("seq ") {
             let (a, b) = rest.split_once(' ').unwrap();
-            let want: Vec<String> = (a.parse::<i32>().unwrap()..=b.parse().unwrap()).map(|i| i.to_string()).collect();
-            assert_eq!(after.lines().take(want.len()).collect::<Vec<_>>(), want, "{obs}");
+            let want: Vec<String> = (a.parse::<i32>().unwrap()..=b.parse().unwrap())
+                .map(|i| i.to_string())
+                .collect();
+            assert_eq!(
+                after.lines().take(want.len()).collect::<Vec<_>>(),
+                want,
+                "{obs}"
+            );
         }
         if let Some(rest) = cmd.strip_prefix("expr ") {
             let parts: Vec<&str> = rest.split(' ').collect();
             let (a, b): (i64, i64) = (parts[0].parse().unwrap(), parts[2].parse().unwrap());
             let want = if parts[1] == "+" { a + b } else { a - b };
-            assert_eq!(after.lines().next(), Some(want.to_string().as_str()), "{obs}");
+            assert_eq!(
+                after.lines().next(),
+                Some(want.to_string().as_str()),
+                "{obs}"
+            );
         }
         if cmd == "pwd" {
             assert!(after.starts_with("/home/user"), "{obs}");
         }
-        errors += usize::from(["No such file", "command not found", "Is a directory", "File exists", "cannot access"].iter().any(|e| after.contains(e)));
+        errors += usize::from(
+            [
+                "No such file",
+                "command not found",
+                "Is a directory",
+                "File exists",
+                "cannot access",
+            ]
+            .iter()
+            .any(|e| after.contains(e)),
+        );
     }
     assert!(errors > 0, "no error outputs among 60 rows");
 }
@@ -123,16 +206,33 @@ fn outputs_are_real() {
 #[test]
 fn nothing_outside_the_sandboxes_is_touched() {
     let g = generated();
-    let names: Vec<String> = std::fs::read_dir(g.parent.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert_eq!(names, ["sentinel.txt"], "sandboxes are removed and nothing else appears");
+    let names: Vec<String> = std::fs::read_dir(g.parent.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["sentinel.txt"],
+        "sandboxes are removed and nothing else appears"
+    );
     let sentinel = g.parent.path().join("sentinel.txt");
-    assert_eq!(std::fs::read_to_string(&sentinel).unwrap(), g.sentinel_before.0);
-    assert_eq!(std::fs::metadata(&sentinel).unwrap().modified().unwrap(), g.sentinel_before.1);
+    assert_eq!(
+        std::fs::read_to_string(&sentinel).unwrap(),
+        g.sentinel_before.0
+    );
+    assert_eq!(
+        std::fs::metadata(&sentinel).unwrap().modified().unwrap(),
+        g.sentinel_before.1
+    );
 }
 
 #[test]
 fn same_seed_same_rows() {
-    let cfg = TerminalDataConfig { n: 6, seed: 99, ..Default::default() };
+    let cfg = TerminalDataConfig {
+        n: 6,
+        seed: 99,
+        ..Default::default()
+    };
     let a = generate_terminal(&cfg).unwrap();
     let b = generate_terminal(&cfg).unwrap();
     assert_eq!(a, b);
@@ -142,9 +242,20 @@ fn same_seed_same_rows() {
 
 #[test]
 fn custom_held_out_and_no_test_split() {
-    let cfg = TerminalDataConfig { n: 4, seed: 5, test_every: 0, held_out: vec![], ..Default::default() };
+    let cfg = TerminalDataConfig {
+        n: 4,
+        seed: 5,
+        test_every: 0,
+        held_out: vec![],
+        ..Default::default()
+    };
     let rows = generate_terminal(&cfg).unwrap();
     assert!(rows.iter().all(|r| r.split == Some(Split::Train)));
-    let err = generate_terminal(&TerminalDataConfig { n: 1, held_out: vec![], ..Default::default() }).unwrap_err();
+    let err = generate_terminal(&TerminalDataConfig {
+        n: 1,
+        held_out: vec![],
+        ..Default::default()
+    })
+    .unwrap_err();
     assert!(err.to_string().contains("no held-out templates"), "{err}");
 }

@@ -26,7 +26,7 @@
 mod apply;
 mod target;
 
-pub use apply::{apply, NoEffect, Outcome};
+pub use apply::{NoEffect, Outcome, apply};
 pub use target::Target;
 
 use serde::{Deserialize, Serialize};
@@ -148,31 +148,91 @@ mod tests {
     #[test]
     fn parses_every_form() {
         let cases = [
-            (r##"{"action":"tap","target":"#wifi"}"##, AndroidAction::Tap { target: Target::Id("wifi".into()) }),
-            (r#"{"action":"tap","target":3}"#, AndroidAction::Tap { target: Target::Index(3) }),
-            (r#"{"action":"long_press","target":{"x":5,"y":6}}"#, AndroidAction::LongPress { target: Target::Point { x: 5, y: 6 } }),
-            (r#"{"action":"toggle","target":"Wi-Fi"}"#, AndroidAction::Toggle { target: Target::Text("Wi-Fi".into()) }),
+            (
+                r##"{"action":"tap","target":"#wifi"}"##,
+                AndroidAction::Tap {
+                    target: Target::Id("wifi".into()),
+                },
+            ),
+            (
+                r#"{"action":"tap","target":3}"#,
+                AndroidAction::Tap {
+                    target: Target::Index(3),
+                },
+            ),
+            (
+                r#"{"action":"long_press","target":{"x":5,"y":6}}"#,
+                AndroidAction::LongPress {
+                    target: Target::Point { x: 5, y: 6 },
+                },
+            ),
+            (
+                r#"{"action":"toggle","target":"Wi-Fi"}"#,
+                AndroidAction::Toggle {
+                    target: Target::Text("Wi-Fi".into()),
+                },
+            ),
             (
                 r##"{"action":"type","target":{"text":"#tag"},"text":"hi","append":true}"##,
-                AndroidAction::Type { target: Some(Target::Text("#tag".into())), text: "hi".into(), append: true },
+                AndroidAction::Type {
+                    target: Some(Target::Text("#tag".into())),
+                    text: "hi".into(),
+                    append: true,
+                },
             ),
-            (r#"{"action":"type","text":"hi"}"#, AndroidAction::Type { target: None, text: "hi".into(), append: false }),
-            (r#"{"action":"scroll","direction":"down"}"#, AndroidAction::Scroll { target: None, direction: Direction::Down }),
-            (r#"{"action":"swipe","from":[1,2],"to":[3,4]}"#, AndroidAction::Swipe { direction: None, from: Some([1, 2]), to: Some([3, 4]) }),
+            (
+                r#"{"action":"type","text":"hi"}"#,
+                AndroidAction::Type {
+                    target: None,
+                    text: "hi".into(),
+                    append: false,
+                },
+            ),
+            (
+                r#"{"action":"scroll","direction":"down"}"#,
+                AndroidAction::Scroll {
+                    target: None,
+                    direction: Direction::Down,
+                },
+            ),
+            (
+                r#"{"action":"swipe","from":[1,2],"to":[3,4]}"#,
+                AndroidAction::Swipe {
+                    direction: None,
+                    from: Some([1, 2]),
+                    to: Some([3, 4]),
+                },
+            ),
             (r#"{"action":"back"}"#, AndroidAction::Back),
-            (r#"{"action":"open_app","app":"Clock"}"#, AndroidAction::OpenApp { app: "Clock".into() }),
+            (
+                r#"{"action":"open_app","app":"Clock"}"#,
+                AndroidAction::OpenApp {
+                    app: "Clock".into(),
+                },
+            ),
         ];
         for (json, want) in cases {
             let got = AndroidAction::parse(json).unwrap();
             assert_eq!(got, want, "{json}");
-            assert_eq!(AndroidAction::parse(&got.to_json()).unwrap(), want, "{json}");
+            assert_eq!(
+                AndroidAction::parse(&got.to_json()).unwrap(),
+                want,
+                "{json}"
+            );
         }
     }
 
     #[test]
     fn writes_action_first_and_skips_defaults() {
-        let a = AndroidAction::Type { target: Some(Target::Id("q".into())), text: "tea".into(), append: false };
-        assert_eq!(a.to_json(), r##"{"action":"type","target":"#q","text":"tea"}"##);
+        let a = AndroidAction::Type {
+            target: Some(Target::Id("q".into())),
+            text: "tea".into(),
+            append: false,
+        };
+        assert_eq!(
+            a.to_json(),
+            r##"{"action":"type","target":"#q","text":"tea"}"##
+        );
         assert_eq!(a.name(), "type");
         assert_eq!(AndroidAction::Home.to_json(), r#"{"action":"home"}"#);
     }

@@ -15,14 +15,14 @@ pub mod augment;
 pub mod pick;
 
 use augment::{pick_subtree, renumber_bounds, replace_texts, shuffle_texts, toggle_flags};
-use pick::{pick_step, thinking, Kind, KINDS};
+use pick::{KINDS, Kind, pick_step, thinking};
 
 use super::rng::Rng;
 use super::row_tokens;
 use crate::action::android::Outcome;
 use crate::messages::{observation_response, python_json, turn_prompt};
-use crate::state::android::{parse_xml, render_compact, AndroidTree};
-use crate::{prompts, Domain, Error, Result, Row, Split};
+use crate::state::android::{AndroidTree, parse_xml, render_compact};
+use crate::{Domain, Error, Result, Row, Split, prompts};
 
 /// A UI dump given to the generator: a name (its file name) and its XML text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +40,12 @@ impl Dump {
         paths
             .iter()
             .map(|p| {
-                let xml = std::fs::read_to_string(p).map_err(|e| Error::io(format!("cannot read dump {}", p.display()), e))?;
-                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let xml = std::fs::read_to_string(p)
+                    .map_err(|e| Error::io(format!("cannot read dump {}", p.display()), e))?;
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 Ok(Dump { name, xml })
             })
             .collect()
@@ -103,23 +107,41 @@ pub fn generate_android(cfg: &AndroidDataConfig) -> Result<Vec<Row>> {
         None if dumps.len() >= 2 => vec![dumps[dumps.len() - 1].name.clone()],
         None => Vec::new(),
     };
-    let is_held = |d: &Dump| held.iter().any(|h| d.name == *h || d.name.starts_with(h.as_str()));
+    let is_held = |d: &Dump| {
+        held.iter()
+            .any(|h| d.name == *h || d.name.starts_with(h.as_str()))
+    };
     let mut train = Vec::new();
     let mut test = Vec::new();
     for d in dumps {
-        let tree = parse_xml(&d.xml).map_err(|e| Error::Data(format!("dump {}: {e}", d.name)))?.tree;
+        let tree = parse_xml(&d.xml)
+            .map_err(|e| Error::Data(format!("dump {}: {e}", d.name)))?
+            .tree;
         let entry = (d.name.clone(), tree);
-        if is_held(d) { test.push(entry) } else { train.push(entry) }
+        if is_held(d) {
+            test.push(entry)
+        } else {
+            train.push(entry)
+        }
     }
     if train.is_empty() {
-        return Err(Error::Data("every dump is held out; nothing is left for training".into()));
+        return Err(Error::Data(
+            "every dump is held out; nothing is left for training".into(),
+        ));
     }
     if test.is_empty() && cfg.test_every > 0 {
-        return Err(Error::Data("held-out rows need a held-out dump: give at least two dumps, or set test_every to 0".into()));
+        return Err(Error::Data(
+            "held-out rows need a held-out dump: give at least two dumps, or set test_every to 0"
+                .into(),
+        ));
     }
     let mut rows = Vec::with_capacity(cfg.n);
     for k in 0..cfg.n {
-        let split = if cfg.test_every > 0 && (k + 1) % cfg.test_every == 0 { Split::Test } else { Split::Train };
+        let split = if cfg.test_every > 0 && (k + 1) % cfg.test_every == 0 {
+            Split::Test
+        } else {
+            Split::Train
+        };
         let pool = if split == Split::Test { &test } else { &train };
         let row = (0..40u64)
             .find_map(|attempt| {
@@ -128,16 +150,30 @@ pub fn generate_android(cfg: &AndroidDataConfig) -> Result<Vec<Row>> {
                 row.split = Some(split);
                 (row_tokens(&row) <= cfg.max_row_tokens).then_some(row)
             })
-            .ok_or_else(|| Error::Data(format!("row {k}: no state fit in {} tokens", cfg.max_row_tokens)))?;
+            .ok_or_else(|| {
+                Error::Data(format!(
+                    "row {k}: no state fit in {} tokens",
+                    cfg.max_row_tokens
+                ))
+            })?;
         rows.push(row);
     }
     Ok(rows)
 }
 
-fn episode(cfg: &AndroidDataConfig, pool: &[(String, AndroidTree)], rng: &mut Rng, k: usize) -> Option<Row> {
+fn episode(
+    cfg: &AndroidDataConfig,
+    pool: &[(String, AndroidTree)],
+    rng: &mut Rng,
+    k: usize,
+) -> Option<Row> {
     let (source, base) = rng.pick(pool)?;
     let two_turns = rng.chance(cfg.multi_turn_fraction);
-    let budget = if two_turns { cfg.max_multi_turn_state_chars } else { cfg.max_state_chars };
+    let budget = if two_turns {
+        cfg.max_multi_turn_state_chars
+    } else {
+        cfg.max_state_chars
+    };
     // leave room for a synthetic node or two
     let mut state = pick_subtree(base, budget.saturating_sub(160), rng)?;
     if rng.chance(0.2) {
@@ -155,7 +191,14 @@ fn episode(cfg: &AndroidDataConfig, pool: &[(String, AndroidTree)], rng: &mut Rn
     let weights: Vec<u32> = KINDS.iter().map(|(_, w)| *w).collect();
     let mut kinds = vec![KINDS[rng.weighted(&weights)].0];
     if two_turns {
-        kinds.insert(0, if rng.chance(0.5) { Kind::Type } else { Kind::Toggle });
+        kinds.insert(
+            0,
+            if rng.chance(0.5) {
+                Kind::Type
+            } else {
+                Kind::Toggle
+            },
+        );
     }
     // Steps may insert synthetic nodes, so pick every step first on a growing tree, then
     // replay them from the final initial state.
@@ -176,7 +219,11 @@ fn episode(cfg: &AndroidDataConfig, pool: &[(String, AndroidTree)], rng: &mut Rn
         current = after;
     }
     let first = render_compact(&state);
-    let limit = if steps.len() > 1 { cfg.max_multi_turn_state_chars } else { cfg.max_state_chars };
+    let limit = if steps.len() > 1 {
+        cfg.max_multi_turn_state_chars
+    } else {
+        cfg.max_state_chars
+    };
     if first.len() > limit || state.is_empty() {
         return None;
     }
@@ -190,11 +237,19 @@ fn episode(cfg: &AndroidDataConfig, pool: &[(String, AndroidTree)], rng: &mut Rn
         };
         let action = python_json(&serde_json::to_value(&step.action).ok()?);
         let state_text = (t == 0).then(|| render_compact(&before));
-        turns.push((turn_prompt(t + 1, &action, state_text.as_deref()), observation_response(&render_compact(&after))));
+        turns.push((
+            turn_prompt(t + 1, &action, state_text.as_deref()),
+            observation_response(&render_compact(&after)),
+        ));
         last_thinking = thinking(&before, &step.action, &step.outcome);
         before = after;
     }
-    let mut row = Row::from_turns(Domain::Android, format!("android-{}-{k:05}", cfg.seed), cfg.system_prompt.clone(), turns);
+    let mut row = Row::from_turns(
+        Domain::Android,
+        format!("android-{}-{k:05}", cfg.seed),
+        cfg.system_prompt.clone(),
+        turns,
+    );
     row.thinking = Some(last_thinking);
     row.extra.insert("source".into(), source.clone().into());
     Some(row)

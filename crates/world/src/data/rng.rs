@@ -59,7 +59,11 @@ impl Rng {
 
     /// A random element (`None` for an empty slice).
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        if items.is_empty() { None } else { items.get(self.below(items.len())) }
+        if items.is_empty() {
+            None
+        } else {
+            items.get(self.below(items.len()))
+        }
     }
 
     /// Shuffles in place (Fisher–Yates).

@@ -16,15 +16,17 @@ pub mod screen;
 
 use std::path::PathBuf;
 
-use commands::{is_safe, template, Ctx, Planned, DEFAULT_HELD_OUT, DIR_NAMES, FILE_NAMES, TEMPLATES, WORDS};
+use commands::{
+    Ctx, DEFAULT_HELD_OUT, DIR_NAMES, FILE_NAMES, Planned, TEMPLATES, WORDS, is_safe, template,
+};
 use sandbox::{Limits, Network, Sandbox};
-use screen::{normalize_output, Screen};
+use screen::{Screen, normalize_output};
 use serde_json::Value;
 
 use super::rng::Rng;
 use super::row_tokens;
 use crate::messages::{observation_response, python_json, turn_prompt};
-use crate::{prompts, Domain, Error, Result, Row, Split};
+use crate::{Domain, Error, Result, Row, Split, prompts};
 
 /// Settings for [`generate_terminal`].
 #[derive(Debug, Clone)]
@@ -81,15 +83,25 @@ pub fn generate_terminal(cfg: &TerminalDataConfig) -> Result<Vec<Row>> {
             return Err(Error::Data(format!("unknown held-out template {id:?}")));
         }
     }
-    let train: Vec<&str> = TEMPLATES.iter().map(|t| t.id).filter(|id| !cfg.held_out.iter().any(|h| h == id)).collect();
+    let train: Vec<&str> = TEMPLATES
+        .iter()
+        .map(|t| t.id)
+        .filter(|id| !cfg.held_out.iter().any(|h| h == id))
+        .collect();
     let test: Vec<&str> = cfg.held_out.iter().map(String::as_str).collect();
     if test.is_empty() && cfg.test_every > 0 {
-        return Err(Error::Data("held-out rows requested but no held-out templates given".into()));
+        return Err(Error::Data(
+            "held-out rows requested but no held-out templates given".into(),
+        ));
     }
     let network = cfg.network.unwrap_or_else(Network::detect);
     let mut rows = Vec::with_capacity(cfg.n);
     for k in 0..cfg.n {
-        let split = if cfg.test_every > 0 && (k + 1) % cfg.test_every == 0 { Split::Test } else { Split::Train };
+        let split = if cfg.test_every > 0 && (k + 1) % cfg.test_every == 0 {
+            Split::Test
+        } else {
+            Split::Train
+        };
         let finals = if split == Split::Test { &test } else { &train };
         let mut last_error = None;
         let mut made = None;
@@ -97,7 +109,12 @@ pub fn generate_terminal(cfg: &TerminalDataConfig) -> Result<Vec<Row>> {
             let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
             match episode(cfg, network, &mut rng, &train, finals) {
                 Ok(Some((turns, thinking, ids))) => {
-                    let mut row = Row::from_turns(Domain::Terminal, format!("terminal-{}-{k:05}", cfg.seed), cfg.system_prompt.clone(), turns);
+                    let mut row = Row::from_turns(
+                        Domain::Terminal,
+                        format!("terminal-{}-{k:05}", cfg.seed),
+                        cfg.system_prompt.clone(),
+                        turns,
+                    );
                     row.thinking = Some(thinking);
                     row.split = Some(split);
                     row.extra.insert("commands".into(), ids.into());
@@ -113,7 +130,12 @@ pub fn generate_terminal(cfg: &TerminalDataConfig) -> Result<Vec<Row>> {
         match made {
             Some(row) => rows.push(row),
             None => {
-                return Err(last_error.unwrap_or_else(|| Error::Data(format!("row {k}: no episode fit in {} tokens", cfg.max_row_tokens))));
+                return Err(last_error.unwrap_or_else(|| {
+                    Error::Data(format!(
+                        "row {k}: no episode fit in {} tokens",
+                        cfg.max_row_tokens
+                    ))
+                }));
             }
         }
     }
@@ -123,14 +145,23 @@ pub fn generate_terminal(cfg: &TerminalDataConfig) -> Result<Vec<Row>> {
 /// The `[{"keystrokes": …, "duration": …}]` action text for a command.
 pub fn keystrokes_action(command: &str, duration: f64) -> String {
     let keys = python_json(&Value::String(format!("{command}\n")));
-    format!("[{{\"keystrokes\": {keys}, \"duration\": {}}}]", python_json(&serde_json::json!(duration)))
+    format!(
+        "[{{\"keystrokes\": {keys}, \"duration\": {}}}]",
+        python_json(&serde_json::json!(duration))
+    )
 }
 
 type Turns = Vec<(String, String)>;
 type Episode = (Turns, String, Vec<String>);
 
 /// One episode: `Ok(None)` when a template could not be used (the caller retries).
-fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&str], finals: &[&str]) -> Result<Option<Episode>> {
+fn episode(
+    cfg: &TerminalDataConfig,
+    network: Network,
+    rng: &mut Rng,
+    train: &[&str],
+    finals: &[&str],
+) -> Result<Option<Episode>> {
     let mut sb = match &cfg.sandbox_parent {
         Some(parent) => Sandbox::new_in(parent, network, rng.next_u64())?,
         None => Sandbox::new(network, rng.next_u64())?,
@@ -139,9 +170,14 @@ fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&
     let mut screen = Screen::new(&sb.prompt_dir(), cfg.max_width);
     let warmups = 1 + rng.below(2);
     for _ in 0..warmups {
-        let choices: Vec<&str> = ["ls", "ls", "ls_l", "cat", "ls_dir", "cat"].into_iter().filter(|id| train.contains(id)).collect();
+        let choices: Vec<&str> = ["ls", "ls", "ls_l", "cat", "ls_dir", "cat"]
+            .into_iter()
+            .filter(|id| train.contains(id))
+            .collect();
         let Some(&id) = rng.pick(&choices) else { break };
-        let Some(planned) = plan(&sb, rng, id)? else { continue };
+        let Some(planned) = plan(&sb, rng, id)? else {
+            continue;
+        };
         if run(&mut sb, &mut screen, &planned, cfg)?.is_none() {
             return Ok(None);
         }
@@ -162,9 +198,17 @@ fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&
                 break;
             }
         }
-        let Some(planned) = planned else { return Ok(None) };
-        let duration = if planned.command.contains('|') || planned.command.starts_with("find") { 1.0 } else { 0.5 };
-        let Some(outcome) = run(&mut sb, &mut screen, &planned, cfg)? else { return Ok(None) };
+        let Some(planned) = planned else {
+            return Ok(None);
+        };
+        let duration = if planned.command.contains('|') || planned.command.starts_with("find") {
+            1.0
+        } else {
+            0.5
+        };
+        let Some(outcome) = run(&mut sb, &mut screen, &planned, cfg)? else {
+            return Ok(None);
+        };
         let observation = screen.render(cfg.screen_rows);
         let action = keystrokes_action(&planned.command, duration);
         let prompt = turn_prompt(t, &action, (t == 1).then_some(state.as_str()));
@@ -175,15 +219,29 @@ fn episode(cfg: &TerminalDataConfig, network: Network, rng: &mut Rng, train: &[&
 }
 
 fn plan(sb: &Sandbox, rng: &mut Rng, id: &str) -> Result<Option<Planned>> {
-    let Some(t) = template(id) else { return Ok(None) };
+    let Some(t) = template(id) else {
+        return Ok(None);
+    };
     let (files, dirs) = sb.entries()?;
     let read = |name: &str| sb.read_file(name);
-    let mut ctx = Ctx { rng, files, dirs, at_root: sb.at_root(), dir: sb.prompt_dir(), read: &read };
+    let mut ctx = Ctx {
+        rng,
+        files,
+        dirs,
+        at_root: sb.at_root(),
+        dir: sb.prompt_dir(),
+        read: &read,
+    };
     Ok((t.build)(&mut ctx).filter(|p| is_safe(&p.command, sb.at_root())))
 }
 
 /// Runs a planned command and shows it; returns the outcome clause, `None` on a timeout.
-fn run(sb: &mut Sandbox, screen: &mut Screen, planned: &Planned, cfg: &TerminalDataConfig) -> Result<Option<String>> {
+fn run(
+    sb: &mut Sandbox,
+    screen: &mut Screen,
+    planned: &Planned,
+    cfg: &TerminalDataConfig,
+) -> Result<Option<String>> {
     let r = sb.run(&planned.command, cfg.limits)?;
     if r.timed_out || r.truncated {
         return Ok(None);
@@ -229,7 +287,11 @@ fn content(name: &str, rng: &mut Rng, vocab: &[&str]) -> String {
     if name.ends_with(".csv") {
         out.push_str("name,count\n");
         for _ in 0..lines {
-            out.push_str(&format!("{},{}\n", rng.pick(vocab).unwrap_or(&"x"), rng.below(100)));
+            out.push_str(&format!(
+                "{},{}\n",
+                rng.pick(vocab).unwrap_or(&"x"),
+                rng.below(100)
+            ));
         }
     } else if name.starts_with("numbers") {
         for _ in 0..lines {
@@ -238,7 +300,9 @@ fn content(name: &str, rng: &mut Rng, vocab: &[&str]) -> String {
     } else {
         for _ in 0..lines {
             let words = 1 + rng.below(3);
-            let line: Vec<&str> = (0..words).filter_map(|_| rng.pick(vocab).copied()).collect();
+            let line: Vec<&str> = (0..words)
+                .filter_map(|_| rng.pick(vocab).copied())
+                .collect();
             out.push_str(&line.join(" "));
             out.push('\n');
         }
@@ -252,13 +316,28 @@ mod tests {
 
     #[test]
     fn keystrokes_are_python_json() {
-        assert_eq!(keystrokes_action("ls -l", 0.5), r#"[{"keystrokes": "ls -l\n", "duration": 0.5}]"#);
-        assert_eq!(keystrokes_action("printf '%s\\n' a", 1.0), r#"[{"keystrokes": "printf '%s\\n' a\n", "duration": 1.0}]"#);
+        assert_eq!(
+            keystrokes_action("ls -l", 0.5),
+            r#"[{"keystrokes": "ls -l\n", "duration": 0.5}]"#
+        );
+        assert_eq!(
+            keystrokes_action("printf '%s\\n' a", 1.0),
+            r#"[{"keystrokes": "printf '%s\\n' a\n", "duration": 1.0}]"#
+        );
     }
 
     #[test]
     fn unknown_held_out_template_is_an_error() {
-        let cfg = TerminalDataConfig { n: 1, held_out: vec!["nope".into()], ..Default::default() };
-        assert!(generate_terminal(&cfg).unwrap_err().to_string().contains("nope"));
+        let cfg = TerminalDataConfig {
+            n: 1,
+            held_out: vec!["nope".into()],
+            ..Default::default()
+        };
+        assert!(
+            generate_terminal(&cfg)
+                .unwrap_err()
+                .to_string()
+                .contains("nope")
+        );
     }
 }

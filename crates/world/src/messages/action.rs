@@ -45,7 +45,9 @@ impl TurnAction {
     /// The action as a JSON value (a [`TurnAction::Text`] becomes a JSON string).
     pub fn to_value(&self) -> Value {
         match self {
-            TurnAction::Json(text) => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone())),
+            TurnAction::Json(text) => {
+                serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone()))
+            }
             TurnAction::Value(v) => v.clone(),
             TurnAction::Text(text) => Value::String(text.clone()),
         }
@@ -116,8 +118,14 @@ mod tests {
     #[test]
     fn json_text_is_kept_verbatim() {
         let a = TurnAction::parse("  [{\"keystrokes\":\"ls\\n\",\"duration\":0.5}]\n");
-        assert_eq!(a.to_block_text(), "[{\"keystrokes\":\"ls\\n\",\"duration\":0.5}]");
-        assert_eq!(a.to_value(), json!([{"keystrokes": "ls\n", "duration": 0.5}]));
+        assert_eq!(
+            a.to_block_text(),
+            "[{\"keystrokes\":\"ls\\n\",\"duration\":0.5}]"
+        );
+        assert_eq!(
+            a.to_value(),
+            json!([{"keystrokes": "ls\n", "duration": 0.5}])
+        );
     }
 
     #[test]
@@ -126,7 +134,10 @@ mod tests {
         assert_eq!(a, TurnAction::Text("click('12')".into()));
         assert_eq!(a.to_block_text(), "\"click('12')\"");
         let code = TurnAction::Text("import pyautogui\npyautogui.write(\"hi\")".into());
-        assert_eq!(code.to_block_text(), r#""import pyautogui\npyautogui.write(\"hi\")""#);
+        assert_eq!(
+            code.to_block_text(),
+            r#""import pyautogui\npyautogui.write(\"hi\")""#
+        );
         let back: String = serde_json::from_str(&code.to_block_text()).unwrap();
         assert_eq!(back, "import pyautogui\npyautogui.write(\"hi\")");
     }

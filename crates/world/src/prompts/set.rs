@@ -3,8 +3,8 @@
 #[cfg(feature = "native")]
 use std::path::Path;
 
-use crate::prompts::{builtin, fill_template};
 use crate::Domain;
+use crate::prompts::{builtin, fill_template};
 #[cfg(feature = "native")]
 use crate::{Error, Result};
 
@@ -47,7 +47,11 @@ impl PromptSet {
     pub fn builtin() -> Self {
         let entries = Domain::ALL
             .into_iter()
-            .map(|d| Entry { system: builtin(d).to_string(), source: PromptSource::Builtin, judge: None })
+            .map(|d| Entry {
+                system: builtin(d).to_string(),
+                source: PromptSource::Builtin,
+                judge: None,
+            })
             .collect();
         PromptSet { entries }
     }
@@ -61,10 +65,19 @@ impl PromptSet {
     #[cfg(feature = "native")]
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref();
-        std::fs::read_dir(dir).map_err(|e| Error::io(format!("cannot read prompts dir {}", dir.display()), e))?;
-        let found = |d: &Path| Domain::ALL.iter().any(|x| d.join(x.as_str()).join("system_prompt.txt").is_file());
+        std::fs::read_dir(dir)
+            .map_err(|e| Error::io(format!("cannot read prompts dir {}", dir.display()), e))?;
+        let found = |d: &Path| {
+            Domain::ALL
+                .iter()
+                .any(|x| d.join(x.as_str()).join("system_prompt.txt").is_file())
+        };
         let nested = dir.join("prompts");
-        let root = if !found(dir) && found(&nested) { nested } else { dir.to_path_buf() };
+        let root = if !found(dir) && found(&nested) {
+            nested
+        } else {
+            dir.to_path_buf()
+        };
         let mut set = Self::builtin();
         let mut loaded = 0;
         for (i, domain) in Domain::ALL.into_iter().enumerate() {
@@ -145,12 +158,24 @@ mod tests {
     #[test]
     fn overrides_and_falls_back_per_domain() {
         let tmp = tempfile::tempdir().unwrap();
-        write(tmp.path(), "android", "system_prompt.txt", "OFFICIAL ANDROID");
-        write(tmp.path(), "android", "judge_system_prompt.txt", "JUDGE ANDROID");
+        write(
+            tmp.path(),
+            "android",
+            "system_prompt.txt",
+            "OFFICIAL ANDROID",
+        );
+        write(
+            tmp.path(),
+            "android",
+            "judge_system_prompt.txt",
+            "JUDGE ANDROID",
+        );
         let set = PromptSet::from_dir(tmp.path()).unwrap();
         assert_eq!(set.system_prompt(Domain::Android), "OFFICIAL ANDROID");
         assert_eq!(set.judge_prompt(Domain::Android), Some("JUDGE ANDROID"));
-        assert!(matches!(set.source(Domain::Android), PromptSource::File(p) if p.ends_with("android/system_prompt.txt")));
+        assert!(
+            matches!(set.source(Domain::Android), PromptSource::File(p) if p.ends_with("android/system_prompt.txt"))
+        );
         assert_eq!(set.system_prompt(Domain::Web), builtin(Domain::Web));
         assert_eq!(set.source(Domain::Web), &PromptSource::Builtin);
         assert_eq!(set.judge_prompt(Domain::Web), None);
@@ -159,15 +184,25 @@ mod tests {
     #[test]
     fn repository_root_is_accepted() {
         let tmp = tempfile::tempdir().unwrap();
-        write(&tmp.path().join("prompts"), "mcp", "system_prompt.txt", "T={tool_definitions} D={demonstrations}");
+        write(
+            &tmp.path().join("prompts"),
+            "mcp",
+            "system_prompt.txt",
+            "T={tool_definitions} D={demonstrations}",
+        );
         let set = PromptSet::from_dir(tmp.path()).unwrap();
         assert_eq!(set.render(Domain::Mcp, "a", "b"), "T=a D=b");
     }
 
     #[test]
     fn unreadable_or_empty_dirs_are_clear_errors() {
-        let err = PromptSet::from_dir("/definitely/not/here").unwrap_err().to_string();
-        assert!(err.contains("cannot read prompts dir /definitely/not/here"), "{err}");
+        let err = PromptSet::from_dir("/definitely/not/here")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("cannot read prompts dir /definitely/not/here"),
+            "{err}"
+        );
         let tmp = tempfile::tempdir().unwrap();
         let err = PromptSet::from_dir(tmp.path()).unwrap_err().to_string();
         assert!(err.contains("no <domain>/system_prompt.txt"), "{err}");

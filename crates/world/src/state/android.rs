@@ -13,8 +13,8 @@ mod node;
 mod xml;
 mod xml_write;
 
-pub use compact::{parse_compact, render_compact, render_compact_line, KeptFields, COMPACT_FORMAT};
-pub use compare::{compare_trees, FieldMismatches, TreeComparison};
+pub use compact::{COMPACT_FORMAT, KeptFields, parse_compact, render_compact, render_compact_line};
+pub use compare::{FieldMismatches, TreeComparison, compare_trees};
 pub use node::{AndroidNode, Bounds, NodeFlags};
 pub use xml::{parse_xml, parse_xml_bytes};
 pub use xml_write::to_uiautomator_xml;
@@ -72,14 +72,22 @@ pub struct AndroidTree {
 impl Default for AndroidTree {
     /// An empty tree built in code.
     fn default() -> Self {
-        AndroidTree { source: SourceFormat::Built, root_attributes: Vec::new(), nodes: Vec::new() }
+        AndroidTree {
+            source: SourceFormat::Built,
+            root_attributes: Vec::new(),
+            nodes: Vec::new(),
+        }
     }
 }
 
 impl AndroidTree {
     /// A tree from pre-order nodes, checking the depth invariant.
     pub fn new(nodes: Vec<AndroidNode>) -> Result<Self> {
-        let tree = AndroidTree { source: SourceFormat::Built, root_attributes: Vec::new(), nodes };
+        let tree = AndroidTree {
+            source: SourceFormat::Built,
+            root_attributes: Vec::new(),
+            nodes,
+        };
         tree.check()?;
         Ok(tree)
     }
@@ -90,7 +98,10 @@ impl AndroidTree {
         for (i, n) in self.nodes.iter().enumerate() {
             let max = prev.map_or(0, |p| p + 1);
             if n.depth > max {
-                return Err(Error::Action(format!("node {i} has depth {} after depth {prev:?}", n.depth)));
+                return Err(Error::Action(format!(
+                    "node {i} has depth {} after depth {prev:?}",
+                    n.depth
+                )));
             }
             prev = Some(n.depth);
         }
@@ -110,7 +121,9 @@ impl AndroidTree {
     /// One past the last node of `i`'s subtree.
     pub fn subtree_end(&self, i: usize) -> usize {
         let d = self.nodes[i].depth;
-        (i + 1..self.nodes.len()).find(|&j| self.nodes[j].depth <= d).unwrap_or(self.nodes.len())
+        (i + 1..self.nodes.len())
+            .find(|&j| self.nodes[j].depth <= d)
+            .unwrap_or(self.nodes.len())
     }
 
     /// The parent of node `i`, `None` for top-level nodes.
@@ -137,7 +150,9 @@ impl AndroidTree {
     pub fn children(&self, i: usize) -> Vec<usize> {
         let d = self.nodes[i].depth;
         let end = self.subtree_end(i);
-        (i + 1..end).filter(|&j| self.nodes[j].depth == d + 1).collect()
+        (i + 1..end)
+            .filter(|&j| self.nodes[j].depth == d + 1)
+            .collect()
     }
 
     /// A copy of `i`'s subtree as a tree of its own (depths re-based to 0).
@@ -145,9 +160,16 @@ impl AndroidTree {
         let base = self.nodes[i].depth;
         let nodes = self.nodes[i..self.subtree_end(i)]
             .iter()
-            .map(|n| AndroidNode { depth: n.depth - base, ..n.clone() })
+            .map(|n| AndroidNode {
+                depth: n.depth - base,
+                ..n.clone()
+            })
             .collect();
-        AndroidTree { source: self.source, root_attributes: self.root_attributes.clone(), nodes }
+        AndroidTree {
+            source: self.source,
+            root_attributes: self.root_attributes.clone(),
+            nodes,
+        }
     }
 
     /// Removes `i` and its subtree; returns how many nodes went.
@@ -160,20 +182,34 @@ impl AndroidTree {
     /// Inserts `sub` (a tree whose top nodes have depth 0) as children of `parent` before its
     /// `position`-th child (appended when past the end), or at top level when `parent` is
     /// `None`. Returns the index of the first inserted node.
-    pub fn insert_subtree(&mut self, parent: Option<usize>, position: usize, sub: &AndroidTree) -> usize {
+    pub fn insert_subtree(
+        &mut self,
+        parent: Option<usize>,
+        position: usize,
+        sub: &AndroidTree,
+    ) -> usize {
         let (depth, siblings, end) = match parent {
-            Some(p) => (self.nodes[p].depth + 1, self.children(p), self.subtree_end(p)),
+            Some(p) => (
+                self.nodes[p].depth + 1,
+                self.children(p),
+                self.subtree_end(p),
+            ),
             None => (0, self.top_level(), self.nodes.len()),
         };
         let at = siblings.get(position).copied().unwrap_or(end);
-        let moved = sub.nodes.iter().map(|n| AndroidNode { depth: n.depth + depth, ..n.clone() });
+        let moved = sub.nodes.iter().map(|n| AndroidNode {
+            depth: n.depth + depth,
+            ..n.clone()
+        });
         self.nodes.splice(at..at, moved);
         at
     }
 
     /// The depth-0 nodes.
     pub fn top_level(&self) -> Vec<usize> {
-        (0..self.nodes.len()).filter(|&i| self.nodes[i].depth == 0).collect()
+        (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].depth == 0)
+            .collect()
     }
 
     /// Nodes whose [`AndroidNode::short_id`] or full resource-id equals `id` (a leading `#` is ignored).
@@ -192,19 +228,25 @@ impl AndroidTree {
         if text.is_empty() {
             return Vec::new();
         }
-        let by_text: Vec<usize> = (0..self.nodes.len()).filter(|&i| self.nodes[i].text == text).collect();
+        let by_text: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].text == text)
+            .collect();
         if !by_text.is_empty() {
             return by_text;
         }
-        (0..self.nodes.len()).filter(|&i| self.nodes[i].content_desc == text).collect()
+        (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].content_desc == text)
+            .collect()
     }
 
     /// The node a touch at (`x`, `y`) lands on: the last node in pre-order whose bounds contain
     /// the point (the deepest, topmost-drawn one), skipping zero-size bounds.
     pub fn hit_test(&self, x: i32, y: i32) -> Option<usize> {
-        (0..self.nodes.len())
-            .rev()
-            .find(|&i| self.nodes[i].bounds.is_some_and(|b| b.area() > 0 && b.contains(x, y)))
+        (0..self.nodes.len()).rev().find(|&i| {
+            self.nodes[i]
+                .bounds
+                .is_some_and(|b| b.area() > 0 && b.contains(x, y))
+        })
     }
 
     /// The greatest depth (0 for an empty tree).
@@ -218,12 +260,23 @@ mod tests {
     use super::*;
 
     fn node(depth: usize, class: &str) -> AndroidNode {
-        AndroidNode { depth, class: class.into(), ..AndroidNode::default() }
+        AndroidNode {
+            depth,
+            class: class.into(),
+            ..AndroidNode::default()
+        }
     }
 
     fn sample() -> AndroidTree {
         // 0 A ; 1 B ; 2 C ; 3 D ; 4 E   (A(B(C,D)), E) with E top-level
-        AndroidTree::new(vec![node(0, "A"), node(1, "B"), node(2, "C"), node(2, "D"), node(0, "E")]).unwrap()
+        AndroidTree::new(vec![
+            node(0, "A"),
+            node(1, "B"),
+            node(2, "C"),
+            node(2, "D"),
+            node(0, "E"),
+        ])
+        .unwrap()
     }
 
     #[test]
@@ -239,7 +292,13 @@ mod tests {
         assert_eq!(t.top_level(), [0, 4]);
         assert_eq!(t.max_depth(), 2);
         let sub = t.subtree(1);
-        assert_eq!(sub.nodes.iter().map(|n| (n.depth, n.class.as_str())).collect::<Vec<_>>(), [(0, "B"), (1, "C"), (1, "D")]);
+        assert_eq!(
+            sub.nodes
+                .iter()
+                .map(|n| (n.depth, n.class.as_str()))
+                .collect::<Vec<_>>(),
+            [(0, "B"), (1, "C"), (1, "D")]
+        );
     }
 
     #[test]
@@ -248,12 +307,20 @@ mod tests {
         let sub = AndroidTree::new(vec![node(0, "X"), node(1, "Y")]).unwrap();
         let at = t.insert_subtree(Some(1), 1, &sub);
         assert_eq!(at, 3);
-        let shape: Vec<_> = t.nodes.iter().map(|n| format!("{}{}", n.depth, n.class)).collect();
+        let shape: Vec<_> = t
+            .nodes
+            .iter()
+            .map(|n| format!("{}{}", n.depth, n.class))
+            .collect();
         assert_eq!(shape, ["0A", "1B", "2C", "2X", "3Y", "2D", "0E"]);
         t.check().unwrap();
         assert_eq!(t.insert_subtree(Some(1), 99, &sub), 6);
         assert_eq!(t.remove_subtree(1), 7);
-        let shape: Vec<_> = t.nodes.iter().map(|n| format!("{}{}", n.depth, n.class)).collect();
+        let shape: Vec<_> = t
+            .nodes
+            .iter()
+            .map(|n| format!("{}{}", n.depth, n.class))
+            .collect();
         assert_eq!(shape, ["0A", "0E"]);
         assert_eq!(t.insert_subtree(None, 5, &sub), 2);
     }
@@ -268,9 +335,24 @@ mod tests {
     #[test]
     fn find_and_hit_test() {
         let mut t = sample();
-        t.nodes[0].bounds = Some(Bounds { left: 0, top: 0, right: 100, bottom: 100 });
-        t.nodes[2].bounds = Some(Bounds { left: 10, top: 10, right: 20, bottom: 20 });
-        t.nodes[3].bounds = Some(Bounds { left: 0, top: 0, right: 0, bottom: 0 });
+        t.nodes[0].bounds = Some(Bounds {
+            left: 0,
+            top: 0,
+            right: 100,
+            bottom: 100,
+        });
+        t.nodes[2].bounds = Some(Bounds {
+            left: 10,
+            top: 10,
+            right: 20,
+            bottom: 20,
+        });
+        t.nodes[3].bounds = Some(Bounds {
+            left: 0,
+            top: 0,
+            right: 0,
+            bottom: 0,
+        });
         t.nodes[2].resource_id = "com.app:id/ok".into();
         t.nodes[3].content_desc = "Close".into();
         assert_eq!(t.hit_test(15, 15), Some(2));

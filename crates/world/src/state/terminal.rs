@@ -33,15 +33,26 @@ impl PromptLine {
             }
             None => (None, line),
         };
-        let mut p = if let Some(inner) = rest.strip_prefix('[') { parse_bracketed(inner)? } else { parse_debian(rest)? };
+        let mut p = if let Some(inner) = rest.strip_prefix('[') {
+            parse_bracketed(inner)?
+        } else {
+            parse_debian(rest)?
+        };
         p.prefix = prefix;
         Some(p)
     }
 
     /// The prompt text without the typed input, e.g. `user@host:~$ `.
     pub fn render_prompt(&self) -> String {
-        let prefix = self.prefix.as_ref().map(|p| format!("({p}) ")).unwrap_or_default();
-        format!("{prefix}{}@{}:{}{} ", self.user, self.host, self.cwd, self.symbol)
+        let prefix = self
+            .prefix
+            .as_ref()
+            .map(|p| format!("({p}) "))
+            .unwrap_or_default();
+        format!(
+            "{prefix}{}@{}:{}{} ",
+            self.user, self.host, self.cwd, self.symbol
+        )
     }
 }
 
@@ -65,8 +76,17 @@ fn parse_debian(s: &str) -> Option<PromptLine> {
     if cwd.chars().any(|c| c == '\n') {
         return None;
     }
-    let input = tail[end + 1..].strip_prefix(' ').unwrap_or(&tail[end + 1..]);
-    Some(PromptLine { prefix: None, user: user.into(), host: host.into(), cwd: cwd.into(), symbol, input: input.into() })
+    let input = tail[end + 1..]
+        .strip_prefix(' ')
+        .unwrap_or(&tail[end + 1..]);
+    Some(PromptLine {
+        prefix: None,
+        user: user.into(),
+        host: host.into(),
+        cwd: cwd.into(),
+        symbol,
+        input: input.into(),
+    })
 }
 
 /// `user@host dir]$ input` (after the opening bracket)
@@ -80,7 +100,14 @@ fn parse_bracketed(s: &str) -> Option<PromptLine> {
         return None;
     }
     let input = after[1..].strip_prefix(' ').unwrap_or(&after[1..]);
-    Some(PromptLine { prefix: None, user: user.into(), host: host.into(), cwd: cwd.into(), symbol, input: input.into() })
+    Some(PromptLine {
+        prefix: None,
+        user: user.into(),
+        host: host.into(),
+        cwd: cwd.into(),
+        symbol,
+        input: input.into(),
+    })
 }
 
 /// The first `$`/`#` followed by a space or the end of the line.
@@ -103,7 +130,12 @@ pub struct TerminalScreen {
 impl TerminalScreen {
     /// Splits a screen into lines. `render(parse(t)) == t` for texts without `\r`.
     pub fn parse(text: &str) -> Self {
-        TerminalScreen { lines: text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_string()).collect() }
+        TerminalScreen {
+            lines: text
+                .split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+                .collect(),
+        }
     }
 
     /// The screen as text (lines joined by `\n`).
@@ -113,7 +145,11 @@ impl TerminalScreen {
 
     /// The last non-blank line, when it is a shell prompt.
     pub fn prompt(&self) -> Option<PromptLine> {
-        self.lines.iter().rev().find(|l| !l.trim().is_empty()).and_then(|l| PromptLine::parse(l))
+        self.lines
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| PromptLine::parse(l))
     }
 
     /// Whether the shell waits at an empty prompt (the last command finished).
@@ -129,7 +165,9 @@ impl TerminalScreen {
     /// The last `n` lines.
     pub fn tail(&self, n: usize) -> TerminalScreen {
         let start = self.lines.len().saturating_sub(n);
-        TerminalScreen { lines: self.lines[start..].to_vec() }
+        TerminalScreen {
+            lines: self.lines[start..].to_vec(),
+        }
     }
 }
 
@@ -140,26 +178,61 @@ mod tests {
     #[test]
     fn debian_prompts() {
         let p = PromptLine::parse("user@sandbox:~/work$ ls -l").unwrap();
-        assert_eq!((p.user.as_str(), p.host.as_str(), p.cwd.as_str(), p.symbol, p.input.as_str()), ("user", "sandbox", "~/work", '$', "ls -l"));
+        assert_eq!(
+            (
+                p.user.as_str(),
+                p.host.as_str(),
+                p.cwd.as_str(),
+                p.symbol,
+                p.input.as_str()
+            ),
+            ("user", "sandbox", "~/work", '$', "ls -l")
+        );
         assert_eq!(p.render_prompt(), "user@sandbox:~/work$ ");
         let root = PromptLine::parse("root@4f2a9c:/app# ").unwrap();
-        assert_eq!((root.cwd.as_str(), root.symbol, root.input.as_str()), ("/app", '#', ""));
+        assert_eq!(
+            (root.cwd.as_str(), root.symbol, root.input.as_str()),
+            ("/app", '#', "")
+        );
         let bare = PromptLine::parse("root@4f2a9c:/app#").unwrap();
         assert_eq!(bare.input, "");
         let venv = PromptLine::parse("(venv) me@box:/srv/my app$ echo $HOME").unwrap();
-        assert_eq!((venv.prefix.as_deref(), venv.cwd.as_str(), venv.input.as_str()), (Some("venv"), "/srv/my app", "echo $HOME"));
+        assert_eq!(
+            (
+                venv.prefix.as_deref(),
+                venv.cwd.as_str(),
+                venv.input.as_str()
+            ),
+            (Some("venv"), "/srv/my app", "echo $HOME")
+        );
         assert_eq!(venv.render_prompt(), "(venv) me@box:/srv/my app$ ");
     }
 
     #[test]
     fn fedora_prompt() {
         let p = PromptLine::parse("[alice@fedora src]$ make").unwrap();
-        assert_eq!((p.user.as_str(), p.host.as_str(), p.cwd.as_str(), p.input.as_str()), ("alice", "fedora", "src", "make"));
+        assert_eq!(
+            (
+                p.user.as_str(),
+                p.host.as_str(),
+                p.cwd.as_str(),
+                p.input.as_str()
+            ),
+            ("alice", "fedora", "src", "make")
+        );
     }
 
     #[test]
     fn non_prompts() {
-        for line in ["", "total 12", "email me@host.com: now", "a@b:c$ ", "user@host:~", "@h:~$ ", "drwxr-xr-x 2 user user 4096 Jan  1 12:00 d"] {
+        for line in [
+            "",
+            "total 12",
+            "email me@host.com: now",
+            "a@b:c$ ",
+            "user@host:~",
+            "@h:~$ ",
+            "drwxr-xr-x 2 user user 4096 Jan  1 12:00 d",
+        ] {
             assert_eq!(PromptLine::parse(line), None, "{line:?}");
         }
     }
@@ -170,7 +243,10 @@ mod tests {
         assert_eq!(s.lines.len(), 4);
         assert_eq!(s.cwd().as_deref(), Some("~/docs"));
         assert!(s.is_idle());
-        assert_eq!(s.render(), "user@sandbox:~$ cd docs\nuser@sandbox:~/docs$ \n\n");
+        assert_eq!(
+            s.render(),
+            "user@sandbox:~$ cd docs\nuser@sandbox:~/docs$ \n\n"
+        );
         let busy = TerminalScreen::parse("user@sandbox:~$ sleep 10");
         assert!(!busy.is_idle());
         let out = TerminalScreen::parse("some output\nmore");

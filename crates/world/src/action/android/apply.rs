@@ -77,7 +77,11 @@ pub fn apply(tree: &AndroidTree, action: &AndroidAction) -> Outcome {
         AndroidAction::Tap { target } => with_target(tree, target, |i| tap(tree, i, false)),
         AndroidAction::Toggle { target } => with_target(tree, target, |i| tap(tree, i, true)),
         AndroidAction::LongPress { target } => with_target(tree, target, |i| long_press(tree, i)),
-        AndroidAction::Type { target, text, append } => {
+        AndroidAction::Type {
+            target,
+            text,
+            append,
+        } => {
             let resolved = match target {
                 Some(t) => t.resolve(tree).ok_or(NoEffect::TargetNotFound),
                 None => (0..tree.len())
@@ -90,10 +94,14 @@ pub fn apply(tree: &AndroidTree, action: &AndroidAction) -> Outcome {
                 Ok(i) => type_text(tree, i, text, *append),
             }
         }
-        AndroidAction::Scroll { target: Some(t), .. } => match t.resolve(tree) {
+        AndroidAction::Scroll {
+            target: Some(t), ..
+        } => match t.resolve(tree) {
             None => Outcome::Unchanged(NoEffect::TargetNotFound),
             Some(i) if !tree.nodes[i].flags.enabled => Outcome::Unchanged(NoEffect::Disabled(i)),
-            Some(_) => Outcome::NotComputable("scrolling reveals content the tree does not hold".into()),
+            Some(_) => {
+                Outcome::NotComputable("scrolling reveals content the tree does not hold".into())
+            }
         },
         other => Outcome::NotComputable(format!("`{}` changes the screen", other.name())),
     }
@@ -142,10 +150,20 @@ fn tap(tree: &AndroidTree, i: usize, toggle_only: bool) -> Outcome {
         return edited(tree, focus(tree, i), i);
     }
     if node.flags.clickable || node.flags.long_clickable {
-        return Outcome::NotComputable(format!("tapping clickable {} may open another screen", node.label()));
+        return Outcome::NotComputable(format!(
+            "tapping clickable {} may open another screen",
+            node.label()
+        ));
     }
-    match tree.ancestors(i).into_iter().find(|&a| tree.nodes[a].flags.clickable) {
-        Some(a) => Outcome::NotComputable(format!("the tap reaches clickable {}", tree.nodes[a].label())),
+    match tree
+        .ancestors(i)
+        .into_iter()
+        .find(|&a| tree.nodes[a].flags.clickable)
+    {
+        Some(a) => Outcome::NotComputable(format!(
+            "the tap reaches clickable {}",
+            tree.nodes[a].label()
+        )),
         None => Outcome::Unchanged(NoEffect::NonInteractive(i)),
     }
 }
@@ -153,7 +171,10 @@ fn tap(tree: &AndroidTree, i: usize, toggle_only: bool) -> Outcome {
 fn long_press(tree: &AndroidTree, i: usize) -> Outcome {
     let touchable = |j: usize| tree.nodes[j].flags.clickable || tree.nodes[j].flags.long_clickable;
     if tree.nodes[i].is_interactive() || tree.ancestors(i).into_iter().any(touchable) {
-        Outcome::NotComputable(format!("a long press on {} may open a menu or another screen", tree.nodes[i].label()))
+        Outcome::NotComputable(format!(
+            "a long press on {} may open a menu or another screen",
+            tree.nodes[i].label()
+        ))
     } else {
         Outcome::Unchanged(NoEffect::NonInteractive(i))
     }
@@ -165,8 +186,16 @@ fn type_text(tree: &AndroidTree, i: usize, text: &str, append: bool) -> Outcome 
         return Outcome::Unchanged(NoEffect::NotEditable(i));
     }
     let mut after = focus(tree, i);
-    let typed = if node.flags.password { "•".repeat(text.chars().count()) } else { text.to_string() };
-    after.nodes[i].text = if append { format!("{}{typed}", node.text) } else { typed };
+    let typed = if node.flags.password {
+        "•".repeat(text.chars().count())
+    } else {
+        text.to_string()
+    };
+    after.nodes[i].text = if append {
+        format!("{}{typed}", node.text)
+    } else {
+        typed
+    };
     edited(tree, after, i)
 }
 
@@ -186,7 +215,11 @@ fn edited(before: &AndroidTree, after: AndroidTree, target: usize) -> Outcome {
     if changed.is_empty() {
         return Outcome::Unchanged(NoEffect::AlreadySo(target));
     }
-    Outcome::Edited { tree: after, changed, target }
+    Outcome::Edited {
+        tree: after,
+        changed,
+        target,
+    }
 }
 
 #[cfg(test)]
@@ -227,8 +260,14 @@ FrameLayout [0,0][1080,1920]
         let (after, changed) = edited_tree(&out);
         assert_eq!(changed, [3]);
         assert!(after.nodes[3].flags.checked);
-        let back = apply(after, &AndroidAction::parse(r##"{"action":"toggle","target":3}"##).unwrap());
-        assert_eq!(back.tree_after(after).map(render_compact), Some(render_compact(&before)));
+        let back = apply(
+            after,
+            &AndroidAction::parse(r##"{"action":"toggle","target":3}"##).unwrap(),
+        );
+        assert_eq!(
+            back.tree_after(after).map(render_compact),
+            Some(render_compact(&before))
+        );
     }
 
     #[test]
@@ -251,28 +290,64 @@ FrameLayout [0,0][1080,1920]
         let (after, changed) = edited_tree(&out);
         assert_eq!(changed, [10, 11]);
         assert!(!after.nodes[10].flags.checked && after.nodes[11].flags.checked);
-        assert_eq!(run(r##"{"action":"tap","target":"#a"}"##).1, Outcome::Unchanged(NoEffect::AlreadySo(10)));
+        assert_eq!(
+            run(r##"{"action":"tap","target":"#a"}"##).1,
+            Outcome::Unchanged(NoEffect::AlreadySo(10))
+        );
     }
 
     #[test]
     fn no_ops() {
         let cases = [
-            (r##"{"action":"tap","target":"#save"}"##, NoEffect::Disabled(6)),
-            (r##"{"action":"type","target":"#save","text":"x"}"##, NoEffect::Disabled(6)),
-            (r##"{"action":"tap","target":"#title"}"##, NoEffect::NonInteractive(8)),
-            (r##"{"action":"long_press","target":"Network"}"##, NoEffect::NonInteractive(8)),
-            (r##"{"action":"tap","target":"#missing"}"##, NoEffect::TargetNotFound),
-            (r##"{"action":"type","target":"#title","text":"x"}"##, NoEffect::NotEditable(8)),
-            (r##"{"action":"toggle","target":"#next"}"##, NoEffect::NotCheckable(7)),
-            (r##"{"action":"tap","target":"#pin"}"##, NoEffect::AlreadySo(5)),
-            (r##"{"action":"type","target":"#pin","text":""}"##, NoEffect::AlreadySo(5)),
-            (r##"{"action":"scroll","target":"#save","direction":"down"}"##, NoEffect::Disabled(6)),
+            (
+                r##"{"action":"tap","target":"#save"}"##,
+                NoEffect::Disabled(6),
+            ),
+            (
+                r##"{"action":"type","target":"#save","text":"x"}"##,
+                NoEffect::Disabled(6),
+            ),
+            (
+                r##"{"action":"tap","target":"#title"}"##,
+                NoEffect::NonInteractive(8),
+            ),
+            (
+                r##"{"action":"long_press","target":"Network"}"##,
+                NoEffect::NonInteractive(8),
+            ),
+            (
+                r##"{"action":"tap","target":"#missing"}"##,
+                NoEffect::TargetNotFound,
+            ),
+            (
+                r##"{"action":"type","target":"#title","text":"x"}"##,
+                NoEffect::NotEditable(8),
+            ),
+            (
+                r##"{"action":"toggle","target":"#next"}"##,
+                NoEffect::NotCheckable(7),
+            ),
+            (
+                r##"{"action":"tap","target":"#pin"}"##,
+                NoEffect::AlreadySo(5),
+            ),
+            (
+                r##"{"action":"type","target":"#pin","text":""}"##,
+                NoEffect::AlreadySo(5),
+            ),
+            (
+                r##"{"action":"scroll","target":"#save","direction":"down"}"##,
+                NoEffect::Disabled(6),
+            ),
         ];
         for (json, why) in cases {
             assert_eq!(run(json).1, Outcome::Unchanged(why), "{json}");
         }
         let tree = parse_compact("EditText #e").unwrap().tree;
-        let out = apply(&tree, &AndroidAction::parse(r#"{"action":"type","text":"x"}"#).unwrap());
+        let out = apply(
+            &tree,
+            &AndroidAction::parse(r#"{"action":"type","text":"x"}"#).unwrap(),
+        );
         assert_eq!(out, Outcome::Unchanged(NoEffect::NoFocusedField));
     }
 

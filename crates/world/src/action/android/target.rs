@@ -1,7 +1,7 @@
 //! [`Target`]: which node an action is aimed at.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::state::android::AndroidTree;
 
@@ -52,15 +52,26 @@ impl<'de> Deserialize<'de> for Target {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let v = Value::deserialize(d)?;
-        let bad = || D::Error::custom(format!("target must be an index, \"#id\", a text or an object, got {v}"));
+        let bad = || {
+            D::Error::custom(format!(
+                "target must be an index, \"#id\", a text or an object, got {v}"
+            ))
+        };
         match &v {
-            Value::Number(n) => n.as_u64().map(|i| Target::Index(i as usize)).ok_or_else(bad),
+            Value::Number(n) => n
+                .as_u64()
+                .map(|i| Target::Index(i as usize))
+                .ok_or_else(bad),
             Value::String(s) => Ok(match s.strip_prefix('#') {
                 Some(id) if !id.is_empty() => Target::Id(id.to_string()),
                 _ => Target::Text(s.clone()),
             }),
             Value::Object(m) => {
-                let int = |k: &str| m.get(k).and_then(Value::as_i64).and_then(|i| i32::try_from(i).ok());
+                let int = |k: &str| {
+                    m.get(k)
+                        .and_then(Value::as_i64)
+                        .and_then(|i| i32::try_from(i).ok())
+                };
                 let text = |k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
                 if let Some(i) = m.get("index").and_then(Value::as_u64) {
                     Ok(Target::Index(i as usize))
@@ -104,7 +115,13 @@ mod tests {
         assert_eq!(read("\"#\""), Target::Text("#".into()));
         assert_eq!(read(r##"{"id":"#ok"}"##), Target::Id("ok".into()));
         assert_eq!(read(r#"{"index":2}"#), Target::Index(2));
-        for t in [Target::Index(1), Target::Id("x".into()), Target::Text("#x".into()), Target::Text("x".into()), Target::Point { x: -1, y: 2 }] {
+        for t in [
+            Target::Index(1),
+            Target::Id("x".into()),
+            Target::Text("#x".into()),
+            Target::Text("x".into()),
+            Target::Point { x: -1, y: 2 },
+        ] {
             let json = serde_json::to_string(&t).unwrap();
             assert_eq!(read(&json), t, "{json}");
         }

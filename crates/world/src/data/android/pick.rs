@@ -1,7 +1,7 @@
 //! Choosing a local-edit action for a state, writing its target, and the thinking sentence.
 
-use super::augment::{insert_synthetic, Synthetic, TYPED};
-use crate::action::android::{apply, AndroidAction, NoEffect, Outcome, Target};
+use super::augment::{Synthetic, TYPED, insert_synthetic};
+use crate::action::android::{AndroidAction, NoEffect, Outcome, Target, apply};
 use crate::data::rng::Rng;
 use crate::state::android::AndroidTree;
 
@@ -21,7 +21,13 @@ pub enum Kind {
 }
 
 /// Kinds and weights.
-pub const KINDS: [(Kind, u32); 5] = [(Kind::Type, 25), (Kind::Toggle, 25), (Kind::Disabled, 20), (Kind::NonInteractive, 22), (Kind::Invalid, 8)];
+pub const KINDS: [(Kind, u32); 5] = [
+    (Kind::Type, 25),
+    (Kind::Toggle, 25),
+    (Kind::Disabled, 20),
+    (Kind::NonInteractive, 22),
+    (Kind::Invalid, 8),
+];
 
 /// A chosen step: the action and its exact outcome on the (possibly extended) tree.
 pub struct Step {
@@ -36,24 +42,56 @@ pub struct Step {
 pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<Step> {
     let action = match kind {
         Kind::Type => {
-            let i = candidate(tree, rng, |t, i| t.nodes[i].is_editable() && t.nodes[i].flags.enabled, Synthetic::Field)?;
+            let i = candidate(
+                tree,
+                rng,
+                |t, i| t.nodes[i].is_editable() && t.nodes[i].flags.enabled,
+                Synthetic::Field,
+            )?;
             let text = rng.pick(&TYPED)?.to_string();
             // append only to text typed earlier (a focused field), never to a hint
-            let append = tree.nodes[i].flags.focused && !tree.nodes[i].text.is_empty() && rng.chance(0.3);
-            let target = if tree.nodes[i].flags.focused && rng.chance(0.5) { None } else { Some(target_for(tree, i, rng)) };
-            AndroidAction::Type { target, text, append }
+            let append =
+                tree.nodes[i].flags.focused && !tree.nodes[i].text.is_empty() && rng.chance(0.3);
+            let target = if tree.nodes[i].flags.focused && rng.chance(0.5) {
+                None
+            } else {
+                Some(target_for(tree, i, rng))
+            };
+            AndroidAction::Type {
+                target,
+                text,
+                append,
+            }
         }
         Kind::Toggle => {
-            let i = candidate(tree, rng, |t, i| t.nodes[i].flags.checkable && t.nodes[i].flags.enabled, Synthetic::Checkable)?;
+            let i = candidate(
+                tree,
+                rng,
+                |t, i| t.nodes[i].flags.checkable && t.nodes[i].flags.enabled,
+                Synthetic::Checkable,
+            )?;
             let target = target_for(tree, i, rng);
-            if rng.chance(0.5) { AndroidAction::Tap { target } } else { AndroidAction::Toggle { target } }
+            if rng.chance(0.5) {
+                AndroidAction::Tap { target }
+            } else {
+                AndroidAction::Toggle { target }
+            }
         }
         Kind::Disabled => {
-            let i = candidate(tree, rng, |t, i| !t.nodes[i].flags.enabled, Synthetic::DisabledButton)?;
+            let i = candidate(
+                tree,
+                rng,
+                |t, i| !t.nodes[i].flags.enabled,
+                Synthetic::DisabledButton,
+            )?;
             let target = target_for(tree, i, rng);
             match rng.below(3) {
                 0 => AndroidAction::Toggle { target },
-                1 => AndroidAction::Type { target: Some(target), text: rng.pick(&TYPED)?.to_string(), append: false },
+                1 => AndroidAction::Type {
+                    target: Some(target),
+                    text: rng.pick(&TYPED)?.to_string(),
+                    append: false,
+                },
                 _ => AndroidAction::Tap { target },
             }
         }
@@ -63,22 +101,50 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
                 n.flags.enabled
                     && !n.is_interactive()
                     && (!n.text.is_empty() || !n.content_desc.is_empty())
-                    && t.ancestors(i).iter().all(|&a| !t.nodes[a].flags.clickable && !t.nodes[a].flags.long_clickable)
+                    && t.ancestors(i)
+                        .iter()
+                        .all(|&a| !t.nodes[a].flags.clickable && !t.nodes[a].flags.long_clickable)
             };
             let i = candidate(tree, rng, quiet, Synthetic::Label)?;
             let target = target_for(tree, i, rng);
-            if rng.chance(0.8) { AndroidAction::Tap { target } } else { AndroidAction::LongPress { target } }
+            if rng.chance(0.8) {
+                AndroidAction::Tap { target }
+            } else {
+                AndroidAction::LongPress { target }
+            }
         }
         Kind::Invalid => match rng.below(3) {
             0 => {
-                let i = candidate(tree, rng, |t, i| !t.nodes[i].is_editable() && t.nodes[i].flags.enabled && !t.nodes[i].text.is_empty(), Synthetic::Label)?;
-                AndroidAction::Type { target: Some(target_for(tree, i, rng)), text: rng.pick(&TYPED)?.to_string(), append: false }
+                let i = candidate(
+                    tree,
+                    rng,
+                    |t, i| {
+                        !t.nodes[i].is_editable()
+                            && t.nodes[i].flags.enabled
+                            && !t.nodes[i].text.is_empty()
+                    },
+                    Synthetic::Label,
+                )?;
+                AndroidAction::Type {
+                    target: Some(target_for(tree, i, rng)),
+                    text: rng.pick(&TYPED)?.to_string(),
+                    append: false,
+                }
             }
             1 => {
-                let i = candidate(tree, rng, |t, i| !t.nodes[i].flags.checkable && t.nodes[i].flags.enabled, Synthetic::Label)?;
-                AndroidAction::Toggle { target: target_for(tree, i, rng) }
+                let i = candidate(
+                    tree,
+                    rng,
+                    |t, i| !t.nodes[i].flags.checkable && t.nodes[i].flags.enabled,
+                    Synthetic::Label,
+                )?;
+                AndroidAction::Toggle {
+                    target: target_for(tree, i, rng),
+                }
             }
-            _ => AndroidAction::Tap { target: Target::Id(["close_button", "menu_more", "fab_add"][rng.below(3)].into()) },
+            _ => AndroidAction::Tap {
+                target: Target::Id(["close_button", "menu_more", "fab_add"][rng.below(3)].into()),
+            },
         },
     };
     let outcome = apply(tree, &action);
@@ -88,7 +154,12 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
         (Outcome::Unchanged(NoEffect::AlreadySo(_)), Kind::Type | Kind::Toggle) => false,
         (Outcome::Unchanged(NoEffect::Disabled(_)), Kind::Disabled) => true,
         (Outcome::Unchanged(NoEffect::NonInteractive(_)), Kind::NonInteractive) => true,
-        (Outcome::Unchanged(NoEffect::NotEditable(_) | NoEffect::NotCheckable(_) | NoEffect::TargetNotFound), Kind::Invalid) => true,
+        (
+            Outcome::Unchanged(
+                NoEffect::NotEditable(_) | NoEffect::NotCheckable(_) | NoEffect::TargetNotFound,
+            ),
+            Kind::Invalid,
+        ) => true,
         _ => false,
     };
     expected.then_some(Step { action, outcome })
@@ -96,7 +167,12 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
 
 /// A node satisfying `ok`, or a synthetic one inserted for the purpose (always 30% of the
 /// time, to vary the states).
-fn candidate(tree: &mut AndroidTree, rng: &mut Rng, ok: impl Fn(&AndroidTree, usize) -> bool, make: Synthetic) -> Option<usize> {
+fn candidate(
+    tree: &mut AndroidTree,
+    rng: &mut Rng,
+    ok: impl Fn(&AndroidTree, usize) -> bool,
+    make: Synthetic,
+) -> Option<usize> {
     let found: Vec<usize> = (0..tree.len()).filter(|&i| ok(tree, i)).collect();
     if found.is_empty() || rng.chance(0.3) {
         let i = insert_synthetic(tree, make, rng)?;
@@ -114,7 +190,11 @@ pub fn target_for(tree: &AndroidTree, i: usize, rng: &mut Rng) -> Target {
     if !n.resource_id.is_empty() && tree.find_by_id(&id) == [i] {
         options.extend([Target::Id(id.clone()), Target::Id(id)]);
     }
-    let label = if n.text.is_empty() { &n.content_desc } else { &n.text };
+    let label = if n.text.is_empty() {
+        &n.content_desc
+    } else {
+        &n.text
+    };
     if !label.is_empty() && !label.starts_with('#') && tree.find_by_text(label) == [i] {
         options.push(Target::Text(label.clone()));
     }

@@ -71,7 +71,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { timeout: Duration::from_secs(2), max_output: 8 * 1024 }
+        Limits {
+            timeout: Duration::from_secs(2),
+            max_output: 8 * 1024,
+        }
     }
 }
 
@@ -115,12 +118,23 @@ impl Sandbox {
             .prefix("aw-sandbox-")
             .tempdir_in(parent)
             .map_err(|e| Error::io(format!("creating a sandbox in {}", parent.display()), e))?;
-        let outer_real = outer.path().canonicalize().map_err(|e| Error::io("resolving the sandbox", e))?;
+        let outer_real = outer
+            .path()
+            .canonicalize()
+            .map_err(|e| Error::io("resolving the sandbox", e))?;
         let root = outer_real.join("home/user");
         std::fs::create_dir_all(&root).map_err(|e| Error::io("creating the sandbox home", e))?;
         let outer_path = outer_real.to_string_lossy().into_owned();
         let marker = format!("\u{1}AW{marker_seed:016x}\u{2}");
-        Ok(Sandbox { outer, outer_path, cwd: root.clone(), root, network, marker, broken: false })
+        Ok(Sandbox {
+            outer,
+            outer_path,
+            cwd: root.clone(),
+            root,
+            network,
+            marker,
+            broken: false,
+        })
     }
 
     /// The sandbox root (real path).
@@ -183,12 +197,19 @@ impl Sandbox {
 
     /// Reads a file relative to the current directory.
     pub fn read_file(&self, relative: &str) -> Option<String> {
-        self.inside(relative).ok().and_then(|p| std::fs::read_to_string(p).ok())
+        self.inside(relative)
+            .ok()
+            .and_then(|p| std::fs::read_to_string(p).ok())
     }
 
     fn inside(&self, relative: &str) -> Result<PathBuf> {
-        if relative.is_empty() || relative.starts_with('/') || relative.split('/').any(|p| p == ".." || p.is_empty()) {
-            return Err(Error::Data(format!("path {relative:?} would leave the sandbox")));
+        if relative.is_empty()
+            || relative.starts_with('/')
+            || relative.split('/').any(|p| p == ".." || p.is_empty())
+        {
+            return Err(Error::Data(format!(
+                "path {relative:?} would leave the sandbox"
+            )));
         }
         Ok(self.cwd.join(relative))
     }
@@ -196,10 +217,14 @@ impl Sandbox {
     /// Runs one command line through bash in the current directory.
     pub fn run(&mut self, command: &str, limits: Limits) -> Result<RunResult> {
         if self.broken {
-            return Err(Error::Data("the sandbox refused further commands after an escape".into()));
+            return Err(Error::Data(
+                "the sandbox refused further commands after an escape".into(),
+            ));
         }
         // `ls` writes columns, as it does on a terminal (stdout here is a pipe).
-        let script = format!("exec 2>&1\nls() {{ command ls -C \"$@\"; }}\ncd -- \"$AW_CWD\" || exit 97\n{command}\nprintf '%s%s:%s' \"$AW_MARK\" \"$?\" \"$PWD\"\n");
+        let script = format!(
+            "exec 2>&1\nls() {{ command ls -C \"$@\"; }}\ncd -- \"$AW_CWD\" || exit 97\n{command}\nprintf '%s%s:%s' \"$AW_MARK\" \"$?\" \"$PWD\"\n"
+        );
         let prefix = self.network.prefix();
         let mut cmd = match prefix.split_first() {
             Some((first, rest)) => {
@@ -225,7 +250,10 @@ impl Sandbox {
             .stderr(Stdio::null());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn().map_err(|e| Error::io("starting bash", e))?;
-        let mut stdout = child.stdout.take().ok_or_else(|| Error::Data("bash has no stdout".into()))?;
+        let mut stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| Error::Data("bash has no stdout".into()))?;
         let cap = limits.max_output + self.marker.len() + 4096;
         let reader = std::thread::spawn(move || {
             let (mut kept, mut buf, mut dropped) = (Vec::new(), [0u8; 4096], false);
@@ -246,7 +274,9 @@ impl Sandbox {
                 Ok(Some(_)) => break,
                 Ok(None) if Instant::now() >= deadline => {
                     timed_out = true;
-                    let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
+                    let _ = Command::new("kill")
+                        .args(["-KILL", "--", &format!("-{}", child.id())])
+                        .status();
                     let _ = child.kill();
                     let _ = child.wait();
                     break;
@@ -255,12 +285,20 @@ impl Sandbox {
                 Err(e) => return Err(Error::io("waiting for bash", e)),
             }
         }
-        let (bytes, dropped) = reader.join().map_err(|_| Error::Data("output reader failed".into()))?;
+        let (bytes, dropped) = reader
+            .join()
+            .map_err(|_| Error::Data("output reader failed".into()))?;
         let raw = String::from_utf8_lossy(&bytes).into_owned();
         self.finish(raw, timed_out, dropped, limits)
     }
 
-    fn finish(&mut self, raw: String, timed_out: bool, dropped: bool, limits: Limits) -> Result<RunResult> {
+    fn finish(
+        &mut self,
+        raw: String,
+        timed_out: bool,
+        dropped: bool,
+        limits: Limits,
+    ) -> Result<RunResult> {
         let (mut output, status) = match raw.rfind(&self.marker) {
             Some(at) => {
                 let tail = &raw[at + self.marker.len()..];
@@ -268,7 +306,10 @@ impl Sandbox {
                 let pwd = PathBuf::from(pwd);
                 if !pwd.starts_with(&self.root) {
                     self.broken = true;
-                    return Err(Error::Data(format!("a command left the sandbox (now in {})", self.virtualize(&pwd.to_string_lossy()))));
+                    return Err(Error::Data(format!(
+                        "a command left the sandbox (now in {})",
+                        self.virtualize(&pwd.to_string_lossy())
+                    )));
                 }
                 self.cwd = pwd;
                 (raw[..at].to_string(), code.parse().ok())
@@ -284,7 +325,12 @@ impl Sandbox {
             output.truncate(cut);
             truncated = true;
         }
-        Ok(RunResult { output: self.virtualize(&output), status, timed_out, truncated })
+        Ok(RunResult {
+            output: self.virtualize(&output),
+            status,
+            timed_out,
+            truncated,
+        })
     }
 
     /// Replaces the real location of the sandbox with the virtual one.
@@ -319,11 +365,20 @@ mod tests {
     #[test]
     fn errors_are_interleaved_and_statuses_kept() {
         let mut s = sandbox();
-        let r = s.run("echo one; cat missing.txt; echo two", Limits::default()).unwrap();
-        assert_eq!(r.output, "one\ncat: missing.txt: No such file or directory\ntwo\n");
+        let r = s
+            .run("echo one; cat missing.txt; echo two", Limits::default())
+            .unwrap();
+        assert_eq!(
+            r.output,
+            "one\ncat: missing.txt: No such file or directory\ntwo\n"
+        );
         let r = s.run("nosuchcommand", Limits::default()).unwrap();
         assert_eq!(r.status, Some(127));
-        assert!(r.output.contains("nosuchcommand: command not found"), "{}", r.output);
+        assert!(
+            r.output.contains("nosuchcommand: command not found"),
+            "{}",
+            r.output
+        );
         let r = s.run("printf 'no newline'", Limits::default()).unwrap();
         assert_eq!(r.output, "no newline");
     }
@@ -332,7 +387,15 @@ mod tests {
     fn timeouts_kill_the_whole_group() {
         let mut s = sandbox();
         let start = Instant::now();
-        let r = s.run("sleep 30 & sleep 30; echo never", Limits { timeout: Duration::from_millis(300), max_output: 100 }).unwrap();
+        let r = s
+            .run(
+                "sleep 30 & sleep 30; echo never",
+                Limits {
+                    timeout: Duration::from_millis(300),
+                    max_output: 100,
+                },
+            )
+            .unwrap();
         assert!(r.timed_out && r.status.is_none());
         assert!(start.elapsed() < Duration::from_secs(5));
         assert!(!r.output.contains("never"));
@@ -341,7 +404,15 @@ mod tests {
     #[test]
     fn output_is_capped() {
         let mut s = sandbox();
-        let r = s.run("seq 1 100000", Limits { timeout: Duration::from_secs(5), max_output: 50 }).unwrap();
+        let r = s
+            .run(
+                "seq 1 100000",
+                Limits {
+                    timeout: Duration::from_secs(5),
+                    max_output: 50,
+                },
+            )
+            .unwrap();
         assert!(r.truncated && r.output.len() <= 50);
         assert!(r.output.starts_with("1\n2\n3\n"));
     }
@@ -359,7 +430,9 @@ mod tests {
     #[test]
     fn environment_is_fixed() {
         let mut s = sandbox();
-        let r = s.run("echo \"$PATH|$LC_ALL|$TERM|$USER\"", Limits::default()).unwrap();
+        let r = s
+            .run("echo \"$PATH|$LC_ALL|$TERM|$USER\"", Limits::default())
+            .unwrap();
         assert_eq!(r.output, "/usr/bin:/bin|C|dumb|user\n");
     }
 
@@ -370,6 +443,10 @@ mod tests {
         }
         let mut s = sandbox();
         let r = s.run("cat /sys/class/net/*/operstate 2>/dev/null | sort | tr '\\n' ' '; ls /sys/class/net", Limits::default()).unwrap();
-        assert!(r.output.trim_end().ends_with("lo"), "only loopback expected: {}", r.output);
+        assert!(
+            r.output.trim_end().ends_with("lo"),
+            "only loopback expected: {}",
+            r.output
+        );
     }
 }

@@ -18,7 +18,10 @@ pub struct Screen {
 impl Screen {
     /// A screen showing only a prompt for `dir` (`~`, `~/docs`).
     pub fn new(dir: &str, max_width: usize) -> Self {
-        Screen { lines: vec![prompt(dir)], max_width }
+        Screen {
+            lines: vec![prompt(dir)],
+            max_width,
+        }
     }
 
     /// Types `command` after the prompt, shows `output` below it and a new prompt for `dir`.
@@ -151,21 +154,33 @@ mod tests {
             s.render(20),
             "user@sandbox:~$ ls\na.txt  b.txt\nuser@sandbox:~$ cd docs\nuser@sandbox:~/docs$ printf hi\nhiuser@sandbox:~/docs$ "
         );
-        assert_eq!(s.render(2), "user@sandbox:~/docs$ printf hi\nhiuser@sandbox:~/docs$ ");
+        assert_eq!(
+            s.render(2),
+            "user@sandbox:~/docs$ printf hi\nhiuser@sandbox:~/docs$ "
+        );
     }
 
     #[test]
     fn tabs_and_width() {
         let mut s = Screen::new("~", 20);
         s.show("x", "a\tb\n0123456789012345678901234\n", "~");
-        assert_eq!(s.render(3), "a       b\n01234567890123456789\nuser@sandbox:~$ ");
+        assert_eq!(
+            s.render(3),
+            "a       b\n01234567890123456789\nuser@sandbox:~$ "
+        );
     }
 
     #[test]
     fn bash_line_numbers_are_dropped() {
-        assert_eq!(normalize_output("bash: line 3: sl: command not found\n"), "bash: sl: command not found\n");
+        assert_eq!(
+            normalize_output("bash: line 3: sl: command not found\n"),
+            "bash: sl: command not found\n"
+        );
         assert_eq!(normalize_output("bash: line x: y\n"), "bash: line x: y\n");
-        assert_eq!(normalize_output("cat: a: No such file or directory"), "cat: a: No such file or directory");
+        assert_eq!(
+            normalize_output("cat: a: No such file or directory"),
+            "cat: a: No such file or directory"
+        );
     }
 
     #[test]

@@ -39,15 +39,32 @@ pub use parse::parse_compact;
 
 use serde::{Deserialize, Serialize};
 
-use super::node::{short_id, VIEW_CLASSES};
+use super::node::{VIEW_CLASSES, short_id};
 use super::{AndroidNode, AndroidTree, Bounds, NodeFlags};
 
-/// The format's name, for documentation and `format` fields.
+/// The format's name, `android-compact`. The grammar:
+///
+/// ```text
+/// line   = indent class [SP "#" id] [SP quoted] [SP "desc=" quoted] *(SP flag) [SP bounds]
+/// indent = 2 spaces per depth; class = Name (android.widget./android.view.) | dotted.Name | "~" quoted
+/// id     = resource-id without "package:id/" ("android:" kept); quoted = "…" with \\ \" \n \r \t \u{HEX}
+/// flag   = disabled | checkable | checked | clickable | long-clickable | scrollable | focused | selected | password
+/// bounds = [x1,y1][x2,y2]
+/// ```
 pub const COMPACT_FORMAT: &str = "android-compact";
 
 /// The flag words, in the order they are written.
-pub(crate) const FLAG_WORDS: [&str; 9] =
-    ["disabled", "checkable", "checked", "clickable", "long-clickable", "scrollable", "focused", "selected", "password"];
+pub(crate) const FLAG_WORDS: [&str; 9] = [
+    "disabled",
+    "checkable",
+    "checked",
+    "clickable",
+    "long-clickable",
+    "scrollable",
+    "focused",
+    "selected",
+    "password",
+];
 
 /// The fields of a node that `android-compact` keeps; two nodes render to the same line
 /// exactly when these are equal.
@@ -78,7 +95,10 @@ impl KeptFields {
             id: short_id(&node.resource_id),
             text: node.text.clone(),
             desc: node.content_desc.clone(),
-            flags: NodeFlags { focusable: false, ..node.flags },
+            flags: NodeFlags {
+                focusable: false,
+                ..node.flags
+            },
             bounds: node.bounds,
         }
     }
@@ -127,7 +147,17 @@ pub(crate) fn render_line(out: &mut String, n: &AndroidNode) {
         out.push_str(&escape::quote(&n.content_desc));
     }
     let f = &n.flags;
-    let values = [!f.enabled, f.checkable, f.checked, f.clickable, f.long_clickable, f.scrollable, f.focused, f.selected, f.password];
+    let values = [
+        !f.enabled,
+        f.checkable,
+        f.checked,
+        f.clickable,
+        f.long_clickable,
+        f.scrollable,
+        f.focused,
+        f.selected,
+        f.password,
+    ];
     for (word, on) in FLAG_WORDS.iter().zip(values) {
         if on {
             out.push(' ');
@@ -141,12 +171,18 @@ pub(crate) fn render_line(out: &mut String, n: &AndroidNode) {
 }
 
 fn is_ident(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// The full class a bare compact class name stands for.
 pub(crate) fn expand_class(short: &str) -> String {
-    if VIEW_CLASSES.contains(&short) { format!("android.view.{short}") } else { format!("android.widget.{short}") }
+    if VIEW_CLASSES.contains(&short) {
+        format!("android.view.{short}")
+    } else {
+        format!("android.widget.{short}")
+    }
 }
 
 /// The class token of the grammar.
@@ -159,8 +195,14 @@ pub(crate) fn class_token(class: &str) -> String {
             return rest.to_string();
         }
     }
-    let raw_ok = class.contains('.') && !class.starts_with(['~', '"', '#', '[']) && !class.chars().any(char::is_whitespace);
-    if raw_ok { class.to_string() } else { format!("~{}", escape::quote(class)) }
+    let raw_ok = class.contains('.')
+        && !class.starts_with(['~', '"', '#', '['])
+        && !class.chars().any(char::is_whitespace);
+    if raw_ok {
+        class.to_string()
+    } else {
+        format!("~{}", escape::quote(class))
+    }
 }
 
 #[cfg(test)]
@@ -168,7 +210,11 @@ mod tests {
     use super::*;
 
     fn n(depth: usize, class: &str) -> AndroidNode {
-        AndroidNode { depth, class: class.into(), ..Default::default() }
+        AndroidNode {
+            depth,
+            class: class.into(),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -198,9 +244,15 @@ mod tests {
     fn class_tokens() {
         assert_eq!(class_token("android.widget.TextView"), "TextView");
         assert_eq!(class_token("android.view.ViewGroup"), "ViewGroup");
-        assert_eq!(class_token("android.view.TextView"), "android.view.TextView");
+        assert_eq!(
+            class_token("android.view.TextView"),
+            "android.view.TextView"
+        );
         assert_eq!(class_token("android.widget.View"), "android.widget.View");
-        assert_eq!(class_token("androidx.compose.ui.platform.ComposeView"), "androidx.compose.ui.platform.ComposeView");
+        assert_eq!(
+            class_token("androidx.compose.ui.platform.ComposeView"),
+            "androidx.compose.ui.platform.ComposeView"
+        );
         assert_eq!(class_token("TextView"), "~\"TextView\"");
         assert_eq!(class_token(""), "~\"\"");
         assert_eq!(class_token("my class.X"), "~\"my class.X\"");
@@ -217,7 +269,10 @@ mod tests {
         b.resource_id = "android:id/button1".into();
         let mut s = String::new();
         render_line(&mut s, &b);
-        assert_eq!(s, "Button #android:button1 desc=\"Send\\nnow\" disabled password");
+        assert_eq!(
+            s,
+            "Button #android:button1 desc=\"Send\\nnow\" disabled password"
+        );
         let mut q = n(2, "android.view.View");
         q.resource_id = "my tag".into();
         let mut s = String::new();

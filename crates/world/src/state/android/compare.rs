@@ -79,7 +79,11 @@ pub fn compare_trees(predicted: &AndroidTree, truth: &AndroidTree) -> TreeCompar
         }
     }
     let n = truth.nodes.len();
-    let accuracy = if n == 0 { if predicted.nodes.is_empty() { 1.0 } else { 0.0 } } else { matched as f64 / n as f64 };
+    let accuracy = if n == 0 {
+        if predicted.nodes.is_empty() { 1.0 } else { 0.0 }
+    } else {
+        matched as f64 / n as f64
+    };
     TreeComparison {
         true_nodes: n,
         predicted_nodes: predicted.nodes.len(),
@@ -114,7 +118,13 @@ mod tests {
         let pred = TRUTH.replace("checkable checked", "checkable");
         let c = compare_trees(&tree(&pred), &tree(TRUTH));
         assert_eq!((c.matched, c.aligned), (4, 5));
-        assert_eq!(c.mismatches, FieldMismatches { flags: 1, ..Default::default() });
+        assert_eq!(
+            c.mismatches,
+            FieldMismatches {
+                flags: 1,
+                ..Default::default()
+            }
+        );
         assert!(!c.exact && (c.accuracy - 0.8).abs() < 1e-9);
     }
 

@@ -27,7 +27,12 @@ impl Bounds {
             Some((x.trim().parse().ok()?, y.trim().parse().ok()?))
         };
         let ((left, top), (right, bottom)) = (pair(a)?, pair(b)?);
-        Some(Bounds { left, top, right, bottom })
+        Some(Bounds {
+            left,
+            top,
+            right,
+            bottom,
+        })
     }
 
     /// Width (0 when inverted).
@@ -52,13 +57,20 @@ impl Bounds {
 
     /// The centre point.
     pub fn center(&self) -> (i32, i32) {
-        (self.left + (self.right - self.left) / 2, self.top + (self.bottom - self.top) / 2)
+        (
+            self.left + (self.right - self.left) / 2,
+            self.top + (self.bottom - self.top) / 2,
+        )
     }
 }
 
 impl fmt::Display for Bounds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{},{}][{},{}]", self.left, self.top, self.right, self.bottom)
+        write!(
+            f,
+            "[{},{}][{},{}]",
+            self.left, self.top, self.right, self.bottom
+        )
     }
 }
 
@@ -164,7 +176,13 @@ pub struct AndroidNode {
 }
 
 /// Classes of `android.view` that the compact form writes without their package.
-pub(crate) const VIEW_CLASSES: [&str; 5] = ["View", "ViewGroup", "SurfaceView", "TextureView", "ViewStub"];
+pub(crate) const VIEW_CLASSES: [&str; 5] = [
+    "View",
+    "ViewGroup",
+    "SurfaceView",
+    "TextureView",
+    "ViewStub",
+];
 
 impl AndroidNode {
     /// The class without its package (`android.widget.Switch` → `Switch`).
@@ -188,12 +206,18 @@ impl AndroidNode {
 
     /// Whether a tap acts on the node itself (clickable, long-clickable, checkable or editable).
     pub fn is_interactive(&self) -> bool {
-        self.flags.clickable || self.flags.long_clickable || self.flags.checkable || self.is_editable()
+        self.flags.clickable
+            || self.flags.long_clickable
+            || self.flags.checkable
+            || self.is_editable()
     }
 
     /// The value of an extra attribute.
     pub fn extra(&self, name: &str) -> Option<&str> {
-        self.extra.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.extra
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// A short human label: `#id`, else the quoted text or content-desc, else the class.
@@ -213,7 +237,9 @@ impl AndroidNode {
 /// See [`AndroidNode::short_id`].
 pub fn short_id(resource_id: &str) -> String {
     match resource_id.split_once(":id/") {
-        Some(("android", name)) if !name.is_empty() && !name.contains(":id/") => format!("android:{name}"),
+        Some(("android", name)) if !name.is_empty() && !name.contains(":id/") => {
+            format!("android:{name}")
+        }
         Some((_, name)) if !name.is_empty() && !name.contains(":id/") => name.to_string(),
         _ => resource_id.to_string(),
     }
@@ -226,28 +252,56 @@ mod tests {
     #[test]
     fn bounds_parse_and_geometry() {
         let b = Bounds::parse("[42,100][500,160]").unwrap();
-        assert_eq!(b, Bounds { left: 42, top: 100, right: 500, bottom: 160 });
+        assert_eq!(
+            b,
+            Bounds {
+                left: 42,
+                top: 100,
+                right: 500,
+                bottom: 160
+            }
+        );
         assert_eq!(b.to_string(), "[42,100][500,160]");
-        assert_eq!((b.width(), b.height(), b.area(), b.center()), (458, 60, 27480, (271, 130)));
+        assert_eq!(
+            (b.width(), b.height(), b.area(), b.center()),
+            (458, 60, 27480, (271, 130))
+        );
         assert!(b.contains(42, 100) && !b.contains(500, 100));
         assert_eq!(Bounds::parse("[0,0][0,0]").unwrap().area(), 0);
         assert_eq!(Bounds::parse(" [-5, 3][ 7,9] ").unwrap().left, -5);
-        for bad in ["", "[1,2][3]", "[1,2,3,4]", "[a,b][c,d]", "1,2][3,4]", "[1,2][3,4"] {
+        for bad in [
+            "",
+            "[1,2][3]",
+            "[1,2,3,4]",
+            "[a,b][c,d]",
+            "1,2][3,4]",
+            "[1,2][3,4",
+        ] {
             assert_eq!(Bounds::parse(bad), None, "{bad}");
         }
     }
 
     #[test]
     fn ids_and_classes() {
-        assert_eq!(short_id("com.android.settings:id/switch_widget"), "switch_widget");
+        assert_eq!(
+            short_id("com.android.settings:id/switch_widget"),
+            "switch_widget"
+        );
         assert_eq!(short_id("android:id/content"), "android:content");
         assert_eq!(short_id("search_field"), "search_field");
         assert_eq!(short_id("weird:id/"), "weird:id/");
         assert_eq!(short_id("a:id/b:id/c"), "a:id/b:id/c");
-        let n = AndroidNode { class: "com.google.android.material.textfield.TextInputEditText".into(), ..Default::default() };
+        let n = AndroidNode {
+            class: "com.google.android.material.textfield.TextInputEditText".into(),
+            ..Default::default()
+        };
         assert!(n.is_editable() && n.is_interactive());
         assert_eq!(n.simple_class(), "TextInputEditText");
-        let t = AndroidNode { class: "android.widget.TextView".into(), text: "Hi".into(), ..Default::default() };
+        let t = AndroidNode {
+            class: "android.widget.TextView".into(),
+            text: "Hi".into(),
+            ..Default::default()
+        };
         assert!(!t.is_editable() && !t.is_interactive());
         assert_eq!(t.label(), "\"Hi\"");
     }

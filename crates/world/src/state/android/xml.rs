@@ -10,8 +10,8 @@
 //! Errors (with line and column): malformed XML, mismatched or missing end tags, invalid
 //! UTF-8, and a document with no element.
 
-use quick_xml::events::{BytesStart, Event};
 use quick_xml::events::attributes::AttrError;
+use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
 use super::{AndroidNode, AndroidTree, Bounds, Parsed, SourceFormat, Warning};
@@ -26,7 +26,11 @@ pub fn parse_xml_bytes(bytes: &[u8]) -> Result<Parsed> {
         Err(e) => {
             let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or("");
             let (line, column) = line_col(valid, valid.len());
-            Err(Error::Xml { line, column, message: "invalid UTF-8".into() })
+            Err(Error::Xml {
+                line,
+                column,
+                message: "invalid UTF-8".into(),
+            })
         }
     }
 }
@@ -36,10 +40,19 @@ pub fn parse_xml(input: &str) -> Result<Parsed> {
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
     let mut reader = Reader::from_str(input);
     reader.config_mut().check_end_names = true;
-    let mut p = Parser { input, tree: empty_tree(), warnings: Vec::new(), open: Vec::new(), depth: 0, seen_root: false };
+    let mut p = Parser {
+        input,
+        tree: empty_tree(),
+        warnings: Vec::new(),
+        open: Vec::new(),
+        depth: 0,
+        seen_root: false,
+    };
     loop {
         let at = reader.buffer_position() as usize;
-        let event = reader.read_event().map_err(|e| p.error(reader.error_position() as usize, e.to_string()))?;
+        let event = reader
+            .read_event()
+            .map_err(|e| p.error(reader.error_position() as usize, e.to_string()))?;
         match event {
             Event::Start(e) => p.start(&e, at, false)?,
             Event::Empty(e) => p.start(&e, at, true)?,
@@ -55,17 +68,29 @@ pub fn parse_xml(input: &str) -> Result<Parsed> {
             Event::Text(t) => {
                 let raw = t.into_inner();
                 if !raw.trim().is_empty() {
-                    let what = if p.seen_root { "text inside an element ignored" } else { "text before the root ignored" };
+                    let what = if p.seen_root {
+                        "text inside an element ignored"
+                    } else {
+                        "text before the root ignored"
+                    };
                     p.warn(at, format!("{what}: {:?}", clip(raw.trim())));
                 }
             }
-            Event::GeneralRef(_) | Event::CData(_) => p.warn(at, "character data inside an element ignored".into()),
+            Event::GeneralRef(_) | Event::CData(_) => {
+                p.warn(at, "character data inside an element ignored".into())
+            }
             Event::Eof => {
                 if !p.seen_root {
                     return Err(p.error(input.len(), "no <hierarchy> or node element found".into()));
                 }
                 if !p.open.is_empty() {
-                    return Err(p.error(input.len(), format!("unexpected end of input: {} element(s) not closed", p.open.len())));
+                    return Err(p.error(
+                        input.len(),
+                        format!(
+                            "unexpected end of input: {} element(s) not closed",
+                            p.open.len()
+                        ),
+                    ));
                 }
                 break;
             }
@@ -76,11 +101,18 @@ pub fn parse_xml(input: &str) -> Result<Parsed> {
             break;
         }
     }
-    Ok(Parsed { tree: p.tree, warnings: p.warnings })
+    Ok(Parsed {
+        tree: p.tree,
+        warnings: p.warnings,
+    })
 }
 
 fn empty_tree() -> AndroidTree {
-    AndroidTree { source: SourceFormat::Uiautomator, root_attributes: Vec::new(), nodes: Vec::new() }
+    AndroidTree {
+        source: SourceFormat::Uiautomator,
+        root_attributes: Vec::new(),
+        nodes: Vec::new(),
+    }
 }
 
 /// What an open element is.
@@ -117,7 +149,13 @@ impl Parser<'_> {
                 }
                 return Ok(());
             }
-            self.warn(at, format!("root element is <{}>, not <hierarchy>; read as a node", clip(&name)));
+            self.warn(
+                at,
+                format!(
+                    "root element is <{}>, not <hierarchy>; read as a node",
+                    clip(&name)
+                ),
+            );
         } else if is_hierarchy {
             self.warn(at, "nested <hierarchy> read as a node".into());
         }
@@ -139,7 +177,10 @@ impl Parser<'_> {
             let attr = match attr {
                 Ok(a) => a,
                 Err(AttrError::Duplicated(_, _)) => {
-                    self.warn(at, "duplicated attribute ignored (the first is kept)".into());
+                    self.warn(
+                        at,
+                        "duplicated attribute ignored (the first is kept)".into(),
+                    );
                     continue;
                 }
                 Err(err) => return Err(self.error(at, format!("bad attribute: {err}"))),
@@ -158,7 +199,10 @@ impl Parser<'_> {
     }
 
     fn node(&mut self, tag: &str, attrs: Vec<(String, String)>, at: usize) -> AndroidNode {
-        let mut n = AndroidNode { depth: self.depth, ..AndroidNode::default() };
+        let mut n = AndroidNode {
+            depth: self.depth,
+            ..AndroidNode::default()
+        };
         let mut class = None;
         for (key, value) in attrs {
             match key.as_str() {
@@ -179,7 +223,10 @@ impl Parser<'_> {
                     };
                     match (n.flags.get_mut(&key), parsed) {
                         (Some(flag), Some(v)) => *flag = v,
-                        (Some(_), None) => self.warn(at, format!("{key}={:?} is not a boolean; default kept", clip(&value))),
+                        (Some(_), None) => self.warn(
+                            at,
+                            format!("{key}={:?} is not a boolean; default kept", clip(&value)),
+                        ),
                         (None, _) => n.extra.push((key, value)),
                     }
                 }
@@ -196,18 +243,29 @@ impl Parser<'_> {
     fn after_root(&mut self, at: usize) {
         let rest = self.input.get(at..).unwrap_or("").trim();
         if !rest.is_empty() {
-            self.warn(at, format!("text after the root element ignored: {:?}", clip(rest)));
+            self.warn(
+                at,
+                format!("text after the root element ignored: {:?}", clip(rest)),
+            );
         }
     }
 
     fn warn(&mut self, offset: usize, message: String) {
         let (line, column) = line_col(self.input, offset);
-        self.warnings.push(Warning { line, column, message });
+        self.warnings.push(Warning {
+            line,
+            column,
+            message,
+        });
     }
 
     fn error(&self, offset: usize, message: String) -> Error {
         let (line, column) = line_col(self.input, offset);
-        Error::Xml { line, column, message }
+        Error::Xml {
+            line,
+            column,
+            message,
+        }
     }
 }
 
@@ -244,10 +302,16 @@ mod tests {
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let t = &p.tree;
         assert_eq!(t.source, SourceFormat::Uiautomator);
-        assert_eq!(t.root_attributes, [("rotation".to_string(), "0".to_string())]);
+        assert_eq!(
+            t.root_attributes,
+            [("rotation".to_string(), "0".to_string())]
+        );
         assert_eq!(t.len(), 2);
         let n = &t.nodes[1];
-        assert_eq!((n.depth, n.text.as_str(), n.content_desc.as_str()), (1, "🌿 Tea", "a\nb"));
+        assert_eq!(
+            (n.depth, n.text.as_str(), n.content_desc.as_str()),
+            (1, "🌿 Tea", "a\nb")
+        );
         assert_eq!(n.bounds, Some(Bounds::default()));
         assert!(n.flags.clickable && !n.flags.enabled && n.flags.selected && n.flags.focusable);
         assert_eq!(n.extra("NAF"), Some("true"));
@@ -271,7 +335,11 @@ mod tests {
         let p = parse_xml(&src).unwrap();
         assert_eq!(p.tree.len(), 2);
         assert_eq!(p.warnings.len(), 1);
-        assert!(p.warnings[0].message.contains("UI hierchary dumped to"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].message.contains("UI hierchary dumped to"),
+            "{:?}",
+            p.warnings
+        );
         assert_eq!(p.warnings[0].line, 1);
     }
 
@@ -281,11 +349,23 @@ mod tests {
         let p = parse_xml(src).unwrap();
         let msgs: Vec<&str> = p.warnings.iter().map(|w| w.message.as_str()).collect();
         assert_eq!(p.tree.len(), 2);
-        assert!(msgs.iter().any(|m| m.contains("duplicated attribute")), "{msgs:?}");
+        assert!(
+            msgs.iter().any(|m| m.contains("duplicated attribute")),
+            "{msgs:?}"
+        );
         assert!(msgs.iter().any(|m| m.contains("not a boolean")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.contains("malformed bounds")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.contains("text inside an element")), "{msgs:?}");
-        assert!(msgs.iter().any(|m| m.contains("raw value kept")), "{msgs:?}");
+        assert!(
+            msgs.iter().any(|m| m.contains("malformed bounds")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter().any(|m| m.contains("text inside an element")),
+            "{msgs:?}"
+        );
+        assert!(
+            msgs.iter().any(|m| m.contains("raw value kept")),
+            "{msgs:?}"
+        );
         assert_eq!(p.tree.nodes[0].text, "a");
         assert_eq!(p.tree.nodes[1].text, "&nbsp;");
         assert!(p.warnings.iter().all(|w| w.line == 2));
@@ -300,17 +380,30 @@ mod tests {
 
     #[test]
     fn errors_have_positions() {
-        let err = parse_xml("<hierarchy>\n  <node class=\"A\">\n  </nod>\n</hierarchy>").unwrap_err();
+        let err =
+            parse_xml("<hierarchy>\n  <node class=\"A\">\n  </nod>\n</hierarchy>").unwrap_err();
         assert!(matches!(err, Error::Xml { line: 3, .. }), "{err}");
         let err = parse_xml("<hierarchy>\n<node class=\"A\">").unwrap_err();
         assert!(matches!(err, Error::Xml { line: 2, .. }), "{err}");
         assert!(err.to_string().contains("not closed"), "{err}");
         let err = parse_xml("  \n ").unwrap_err().to_string();
         assert!(err.contains("no <hierarchy>"), "{err}");
-        let err = parse_xml("<hierarchy><node class=A/></hierarchy>").unwrap_err().to_string();
+        let err = parse_xml("<hierarchy><node class=A/></hierarchy>")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("line 1"), "{err}");
         let err = parse_xml_bytes(b"<hierarchy>\n<node text=\"\xff\"/></hierarchy>").unwrap_err();
-        assert!(matches!(err, Error::Xml { line: 2, column: 13, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                Error::Xml {
+                    line: 2,
+                    column: 13,
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

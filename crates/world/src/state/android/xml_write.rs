@@ -11,7 +11,8 @@ use super::AndroidTree;
 /// attribute-value normalisation when read back. Trees read from Appium page source come out
 /// in uiautomator form.
 pub fn to_uiautomator_xml(tree: &AndroidTree) -> String {
-    let mut out = String::from("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy");
+    let mut out =
+        String::from("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy");
     if tree.root_attributes.is_empty() {
         out.push_str(" rotation=\"0\"");
     }
@@ -34,7 +35,10 @@ pub fn to_uiautomator_xml(tree: &AndroidTree) -> String {
         let position = counters[n.depth];
         counters[n.depth] += 1;
         out.push_str("<node");
-        let index = n.extra("index").map(str::to_string).unwrap_or_else(|| position.to_string());
+        let index = n
+            .extra("index")
+            .map(str::to_string)
+            .unwrap_or_else(|| position.to_string());
         push_attr(&mut out, "index", &index);
         push_attr(&mut out, "text", &n.text);
         push_attr(&mut out, "resource-id", &n.resource_id);
@@ -50,7 +54,10 @@ pub fn to_uiautomator_xml(tree: &AndroidTree) -> String {
         for (k, v) in n.extra.iter().filter(|(k, _)| k != "index") {
             push_attr(&mut out, k, v);
         }
-        let has_children = tree.nodes.get(i + 1).is_some_and(|next| next.depth > n.depth);
+        let has_children = tree
+            .nodes
+            .get(i + 1)
+            .is_some_and(|next| next.depth > n.depth);
         if has_children {
             out.push('>');
             open += 1;
@@ -86,26 +93,58 @@ fn push_attr(out: &mut String, key: &str, value: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse_xml, AndroidNode, Bounds};
+    use super::super::{AndroidNode, Bounds, parse_xml};
     use super::*;
 
     #[test]
     fn round_trips_values_and_structure() {
-        let mut a = AndroidNode { depth: 0, class: "android.widget.FrameLayout".into(), ..Default::default() };
-        a.bounds = Some(Bounds { left: 0, top: 0, right: 100, bottom: 50 });
-        let mut b = AndroidNode { depth: 1, class: "android.widget.TextView".into(), ..Default::default() };
+        let mut a = AndroidNode {
+            depth: 0,
+            class: "android.widget.FrameLayout".into(),
+            ..Default::default()
+        };
+        a.bounds = Some(Bounds {
+            left: 0,
+            top: 0,
+            right: 100,
+            bottom: 50,
+        });
+        let mut b = AndroidNode {
+            depth: 1,
+            class: "android.widget.TextView".into(),
+            ..Default::default()
+        };
         b.text = "say \"hi\" & <bye>\n\ttab 🌿".into();
         b.flags.enabled = false;
         b.extra.push(("NAF".into(), "true".into()));
-        let c = AndroidNode { depth: 1, class: "android.view.View".into(), ..Default::default() };
-        let d = AndroidNode { depth: 0, class: "android.widget.FrameLayout".into(), ..Default::default() };
+        let c = AndroidNode {
+            depth: 1,
+            class: "android.view.View".into(),
+            ..Default::default()
+        };
+        let d = AndroidNode {
+            depth: 0,
+            class: "android.widget.FrameLayout".into(),
+            ..Default::default()
+        };
         let tree = AndroidTree::new(vec![a, b, c, d]).unwrap();
         let xml = to_uiautomator_xml(&tree);
-        assert!(xml.contains("text=\"say &quot;hi&quot; &amp; &lt;bye&gt;&#10;&#9;tab 🌿\""), "{xml}");
-        assert!(xml.contains("<hierarchy rotation=\"0\"><node index=\"0\""), "{xml}");
+        assert!(
+            xml.contains("text=\"say &quot;hi&quot; &amp; &lt;bye&gt;&#10;&#9;tab 🌿\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<hierarchy rotation=\"0\"><node index=\"0\""),
+            "{xml}"
+        );
         let back = parse_xml(&xml).unwrap();
         assert!(back.warnings.is_empty());
-        let indexes: Vec<_> = back.tree.nodes.iter().map(|n| n.extra("index").unwrap().to_string()).collect();
+        let indexes: Vec<_> = back
+            .tree
+            .nodes
+            .iter()
+            .map(|n| n.extra("index").unwrap().to_string())
+            .collect();
         assert_eq!(indexes, ["0", "0", "1", "1"]);
         let mut stripped = back.tree.clone();
         for n in &mut stripped.nodes {

@@ -12,7 +12,9 @@ pub(crate) fn quote(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -49,8 +51,12 @@ pub(crate) fn unquote(s: &str) -> Result<(String, usize), QuoteError> {
                 Some((_, 't')) => out.push('\t'),
                 Some((_, 'u')) => {
                     let rest = &s[i + 2..];
-                    let close = rest.find('}').filter(|_| rest.starts_with('{')).ok_or(QuoteError::BadEscape(i))?;
-                    let code = u32::from_str_radix(&rest[1..close], 16).map_err(|_| QuoteError::BadEscape(i))?;
+                    let close = rest
+                        .find('}')
+                        .filter(|_| rest.starts_with('{'))
+                        .ok_or(QuoteError::BadEscape(i))?;
+                    let code = u32::from_str_radix(&rest[1..close], 16)
+                        .map_err(|_| QuoteError::BadEscape(i))?;
                     out.push(char::from_u32(code).ok_or(QuoteError::BadEscape(i))?);
                     for _ in 0..=close {
                         chars.next();
@@ -71,7 +77,17 @@ mod tests {
 
     #[test]
     fn escapes_round_trip() {
-        for s in ["", "plain", "say \"hi\"", "back\\slash", "a\nb\r\nc\td", "🌿 茶 ☕", "\u{1}\u{7f}\u{2028}", "\\n literal", "\\u{41}"] {
+        for s in [
+            "",
+            "plain",
+            "say \"hi\"",
+            "back\\slash",
+            "a\nb\r\nc\td",
+            "🌿 茶 ☕",
+            "\u{1}\u{7f}\u{2028}",
+            "\\n literal",
+            "\\u{41}",
+        ] {
             let q = quote(s);
             assert!(!q.contains('\n'), "{q}");
             assert_eq!(unquote(&q), Ok((s.to_string(), q.len())), "{s:?} -> {q}");
@@ -89,8 +105,14 @@ mod tests {
     #[test]
     fn errors() {
         assert_eq!(unquote("x"), Err(QuoteError::NotQuoted));
-        assert_eq!(unquote("\"abc"), Err(QuoteError::Unterminated("abc".into())));
-        assert_eq!(unquote("\"ab\\"), Err(QuoteError::Unterminated("ab".into())));
+        assert_eq!(
+            unquote("\"abc"),
+            Err(QuoteError::Unterminated("abc".into()))
+        );
+        assert_eq!(
+            unquote("\"ab\\"),
+            Err(QuoteError::Unterminated("ab".into()))
+        );
         assert_eq!(unquote("\"a\\q\""), Err(QuoteError::BadEscape(2)));
         assert_eq!(unquote("\"\\u{zz}\""), Err(QuoteError::BadEscape(1)));
         assert_eq!(unquote("\"\\u{d800}\""), Err(QuoteError::BadEscape(1)));

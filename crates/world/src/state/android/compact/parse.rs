@@ -1,11 +1,12 @@
 //! Parsing `android-compact` text back into a tree.
 
-use super::escape::{unquote, QuoteError};
-use super::{expand_class, is_ident, FLAG_WORDS};
+use super::escape::{QuoteError, unquote};
+use super::{FLAG_WORDS, expand_class, is_ident};
 use crate::state::android::{AndroidNode, AndroidTree, Bounds, Parsed, SourceFormat, Warning};
 use crate::{Error, Result};
 
-/// Parses `android-compact` text (see the [module docs](super)). Blank lines are skipped.
+/// Parses `android-compact` text (grammar: [`COMPACT_FORMAT`](crate::state::android::COMPACT_FORMAT)
+/// and the crate README). Blank lines are skipped.
 ///
 /// Any malformed line is an error with its line number, except the last non-blank line: when it
 /// is cut short (unterminated string, partial bounds, partial flag word) the node keeps the
@@ -25,7 +26,13 @@ pub fn parse_compact(text: &str) -> Result<Parsed> {
         let (node, problem) = parse_line(line);
         let max_depth = nodes.last().map_or(0, |n| n.depth + 1);
         let problem = match (&node, problem) {
-            (Some(n), None) if n.depth > max_depth => Some((1, format!("indentation jumps to depth {} (at most {max_depth} allowed)", n.depth))),
+            (Some(n), None) if n.depth > max_depth => Some((
+                1,
+                format!(
+                    "indentation jumps to depth {} (at most {max_depth} allowed)",
+                    n.depth
+                ),
+            )),
             (_, p) => p,
         };
         match (node, problem) {
@@ -33,17 +40,34 @@ pub fn parse_compact(text: &str) -> Result<Parsed> {
             (node, Some((column, message))) if last => {
                 match node.filter(|n| n.depth <= max_depth) {
                     Some(n) => {
-                        warnings.push(Warning { line: line_no, column, message: format!("last line cut short, kept what was read: {message}") });
+                        warnings.push(Warning {
+                            line: line_no,
+                            column,
+                            message: format!("last line cut short, kept what was read: {message}"),
+                        });
                         nodes.push(n);
                     }
-                    None => warnings.push(Warning { line: line_no, column, message: format!("last line dropped: {message}") }),
+                    None => warnings.push(Warning {
+                        line: line_no,
+                        column,
+                        message: format!("last line dropped: {message}"),
+                    }),
                 }
             }
-            (_, Some((column, message))) => return Err(Error::Compact { line: line_no, message: format!("column {column}: {message}") }),
+            (_, Some((column, message))) => {
+                return Err(Error::Compact {
+                    line: line_no,
+                    message: format!("column {column}: {message}"),
+                });
+            }
             (None, None) => {}
         }
     }
-    let tree = AndroidTree { source: SourceFormat::Compact, root_attributes: Vec::new(), nodes };
+    let tree = AndroidTree {
+        source: SourceFormat::Compact,
+        root_attributes: Vec::new(),
+        nodes,
+    };
     Ok(Parsed { tree, warnings })
 }
 
@@ -57,12 +81,24 @@ fn parse_line(line: &str) -> (Option<AndroidNode>, Option<Problem>) {
     let spaces = line.len() - line.trim_start_matches(' ').len();
     let body = &line[spaces..];
     if body.starts_with('\t') {
-        return (None, Some((spaces + 1, "tab in indentation (use 2 spaces per level)".into())));
+        return (
+            None,
+            Some((
+                spaces + 1,
+                "tab in indentation (use 2 spaces per level)".into(),
+            )),
+        );
     }
     if spaces % 2 == 1 {
-        return (None, Some((1, format!("odd indentation of {spaces} spaces"))));
+        return (
+            None,
+            Some((1, format!("odd indentation of {spaces} spaces"))),
+        );
     }
-    let mut node = AndroidNode { depth: spaces / 2, ..AndroidNode::default() };
+    let mut node = AndroidNode {
+        depth: spaces / 2,
+        ..AndroidNode::default()
+    };
     let col = |pos: usize| line[..pos].chars().count() + 1;
     let mut pos = spaces;
     match read_class(&line[pos..]) {
@@ -80,7 +116,10 @@ fn parse_line(line: &str) -> (Option<AndroidNode>, Option<Problem>) {
             return (Some(node), None);
         }
         if trimmed.len() == rest.len() {
-            return (Some(node), Some((col(pos), "expected a space between tokens".into())));
+            return (
+                Some(node),
+                Some((col(pos), "expected a space between tokens".into())),
+            );
         }
         pos += rest.len() - trimmed.len();
         let start = pos;
@@ -111,7 +150,10 @@ fn read_class(s: &str) -> std::result::Result<(String, usize), String> {
     } else if is_ident(word) {
         Ok((expand_class(word), word.len()))
     } else {
-        Err(format!("expected a class name, found {:?}", word.chars().take(30).collect::<String>()))
+        Err(format!(
+            "expected a class name, found {:?}",
+            word.chars().take(30).collect::<String>()
+        ))
     }
 }
 
@@ -124,7 +166,11 @@ fn once(seen: &mut [bool; 4], slot: usize, what: &str) -> std::result::Result<()
 }
 
 /// Reads one token after the class into `node`; returns the bytes used.
-fn read_token(s: &str, node: &mut AndroidNode, seen: &mut [bool; 4]) -> std::result::Result<usize, String> {
+fn read_token(
+    s: &str,
+    node: &mut AndroidNode,
+    seen: &mut [bool; 4],
+) -> std::result::Result<usize, String> {
     if let Some(id) = s.strip_prefix('#') {
         once(seen, 0, "#id")?;
         if id.starts_with('"') {
@@ -154,7 +200,8 @@ fn read_token(s: &str, node: &mut AndroidNode, seen: &mut [bool; 4]) -> std::res
     let word = s.split(' ').next().unwrap_or("");
     if word.starts_with('[') {
         once(seen, 3, "bounds")?;
-        node.bounds = Some(Bounds::parse(word).ok_or_else(|| format!("malformed bounds {word:?}"))?);
+        node.bounds =
+            Some(Bounds::parse(word).ok_or_else(|| format!("malformed bounds {word:?}"))?);
         return Ok(word.len());
     }
     let flags = &mut node.flags;
@@ -171,13 +218,16 @@ fn read_token(s: &str, node: &mut AndroidNode, seen: &mut [bool; 4]) -> std::res
             *flag = true;
             Ok(word.len())
         }
-        None => Err(format!("unknown token {:?}", word.chars().take(30).collect::<String>())),
+        None => Err(format!(
+            "unknown token {:?}",
+            word.chars().take(30).collect::<String>()
+        )),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{render_compact, KeptFields};
+    use super::super::{KeptFields, render_compact};
     use super::*;
 
     const SAMPLE: &str = "FrameLayout [0,0][1080,1794]\n  TextView #title \"Settings\" [42,100][500,160]\n  Switch #wifi \"Wi-Fi\" checkable checked clickable [900,200][1040,260]\n    View desc=\"a\\nb 🌿\" disabled\n  EditText #android:search \"say \\\"hi\\\"\" focused";
@@ -190,7 +240,9 @@ mod tests {
         assert_eq!(t.len(), 5);
         assert_eq!(t.nodes[2].class, "android.widget.Switch");
         assert_eq!(t.nodes[2].resource_id, "wifi");
-        assert!(t.nodes[2].flags.checked && t.nodes[2].flags.checkable && t.nodes[2].flags.clickable);
+        assert!(
+            t.nodes[2].flags.checked && t.nodes[2].flags.checkable && t.nodes[2].flags.clickable
+        );
         assert_eq!(t.nodes[3].class, "android.view.View");
         assert_eq!(t.nodes[3].content_desc, "a\nb 🌿");
         assert!(!t.nodes[3].flags.enabled);
@@ -202,7 +254,10 @@ mod tests {
     #[test]
     fn tokens_in_any_order_and_crlf() {
         let p = parse_compact("Button [1,2][3,4] clickable \"OK\" #ok\r\n").unwrap();
-        assert_eq!(render_compact(&p.tree), "Button #ok \"OK\" clickable [1,2][3,4]");
+        assert_eq!(
+            render_compact(&p.tree),
+            "Button #ok \"OK\" clickable [1,2][3,4]"
+        );
     }
 
     #[test]
@@ -218,11 +273,20 @@ mod tests {
             assert_eq!(p.tree.nodes[1].text, kept_text, "{cut}");
             assert_eq!(p.tree.nodes[1].resource_id, "t");
             assert_eq!(p.tree.nodes[1].bounds.is_some(), bounds);
-            assert_eq!(p.warnings.len(), usize::from(!bounds), "{cut}: {:?}", p.warnings);
+            assert_eq!(
+                p.warnings.len(),
+                usize::from(!bounds),
+                "{cut}: {:?}",
+                p.warnings
+            );
         }
         let p = parse_compact("FrameLayout\n      TextView").unwrap();
         assert_eq!(p.tree.len(), 1);
-        assert!(p.warnings[0].message.starts_with("last line dropped"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].message.starts_with("last line dropped"),
+            "{:?}",
+            p.warnings
+        );
         let p = parse_compact("FrameLayout\n  ~\"Tex").unwrap();
         assert_eq!((p.tree.len(), p.warnings.len()), (1, 1));
     }
@@ -242,7 +306,10 @@ mod tests {
         for (text, line, needle) in cases {
             let err = parse_compact(text).unwrap_err();
             let msg = err.to_string();
-            assert!(matches!(err, Error::Compact { line: l, .. } if l == line), "{text:?}: {msg}");
+            assert!(
+                matches!(err, Error::Compact { line: l, .. } if l == line),
+                "{text:?}: {msg}"
+            );
             assert!(msg.contains(needle), "{text:?}: {msg}");
         }
     }
@@ -255,7 +322,11 @@ mod tests {
 
     #[test]
     fn kept_fields_survive_round_trip() {
-        let mut n = AndroidNode { class: "com.x.Custom".into(), resource_id: "com.x:id/a b".into(), ..Default::default() };
+        let mut n = AndroidNode {
+            class: "com.x.Custom".into(),
+            resource_id: "com.x:id/a b".into(),
+            ..Default::default()
+        };
         n.text = "\u{2028}tab\there\\".into();
         n.flags.long_clickable = true;
         n.flags.focusable = true;
