@@ -5,6 +5,9 @@
 pub mod chat_template;
 pub mod error;
 pub mod generation_config;
+pub mod observation;
+pub mod reasoning;
+mod tags;
 pub mod tokenizer;
 pub mod tool_calls;
 
