@@ -56,6 +56,9 @@ pub enum Error {
     /// A terminal screen or action that cannot be read.
     #[error("terminal: {0}")]
     Terminal(String),
+    /// A node list that breaks the tree's depth invariant.
+    #[error("invalid tree: {0}")]
+    Tree(String),
     /// An action that does not follow its schema.
     #[error("invalid action: {0}")]
     Action(String),

@@ -15,17 +15,10 @@ use agentworld_world::{Domain, Row, Split, prompts};
 
 fn dumps() -> Vec<Dump> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/cases/android");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| {
-            panic!(
-                "{} (tests read ../shared/cases beside the repo): {e}",
-                dir.display()
-            )
-        })
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    Dump::load(&paths).unwrap()
+    let dumps = Dump::load_dir(&dir)
+        .unwrap_or_else(|e| panic!("{e} (tests read ../shared/cases beside the repo)"));
+    assert_eq!(dumps.len(), 5);
+    dumps
 }
 
 fn rows() -> &'static Vec<Row> {

@@ -50,6 +50,24 @@ impl Dump {
             })
             .collect()
     }
+
+    /// Reads every `*.xml` file of a directory, sorted by name.
+    #[cfg(feature = "native")]
+    pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Vec<Dump>> {
+        let dir = dir.as_ref();
+        let read = std::fs::read_dir(dir)
+            .map_err(|e| Error::io(format!("cannot read dump dir {}", dir.display()), e))?;
+        let mut paths: Vec<std::path::PathBuf> = read
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+            .collect();
+        paths.sort();
+        if paths.is_empty() {
+            return Err(Error::Data(format!("no .xml dumps in {}", dir.display())));
+        }
+        Dump::load(&paths)
+    }
 }
 
 /// Settings for [`generate_android`].

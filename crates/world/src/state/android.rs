@@ -58,6 +58,9 @@ pub struct Parsed {
 }
 
 /// A UI hierarchy: nodes in pre-order with depths. Depth-0 nodes are the top-level windows.
+///
+/// Methods that take a node index panic when it is out of range, as slice indexing does;
+/// user-supplied targets go through [`crate::action::android::Target::resolve`], which checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AndroidTree {
     /// The text form it came from.
@@ -98,7 +101,7 @@ impl AndroidTree {
         for (i, n) in self.nodes.iter().enumerate() {
             let max = prev.map_or(0, |p| p + 1);
             if n.depth > max {
-                return Err(Error::Action(format!(
+                return Err(Error::Tree(format!(
                     "node {i} has depth {} after depth {prev:?}",
                     n.depth
                 )));

@@ -274,8 +274,10 @@ impl Sandbox {
                 Ok(Some(_)) => break,
                 Ok(None) if Instant::now() >= deadline => {
                     timed_out = true;
-                    let _ = Command::new("kill")
-                        .args(["-KILL", "--", &format!("-{}", child.id())])
+                    // bash's builtin kill, so no procps is needed; the group id is the child's pid
+                    let group = format!("kill -KILL -- -{}", child.id());
+                    let _ = Command::new("bash")
+                        .args(["--noprofile", "--norc", "-c", &group])
                         .status();
                     let _ = child.kill();
                     let _ = child.wait();
