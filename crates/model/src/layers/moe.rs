@@ -124,11 +124,13 @@ impl<B: Backend> SparseMoe<B> {
             routing.weights.clone(),
             IndexingUpdateOp::Add,
         ); // [n, e]
-        let xs = x.unsqueeze_dim::<3>(0).expand([e, n, h]);
-        let gu = xs.matmul(self.experts.gate_up_proj.val()); // [e, n, 2I]
-        let act = silu(gu.clone().slice([0..e, 0..n, 0..inter])) * gu.slice([0..e, 0..n, inter..2 * inter]);
-        let out = act.matmul(self.experts.down_proj.val()); // [e, n, h]
-        (out * combine.transpose().unsqueeze_dim::<3>(2)).sum_dim(0).reshape([n, h])
+        // All experts side by side: x [n, h] @ [h, e * 2I] in one matmul.
+        let gate_up = self.experts.gate_up_proj.val().swap_dims(0, 1).reshape([h, e * 2 * inter]);
+        let gu = x.matmul(gate_up).reshape([n, e, 2 * inter]);
+        let act = silu(gu.clone().slice([0..n, 0..e, 0..inter])) * gu.slice([0..n, 0..e, inter..2 * inter]);
+        // sum_e w_e * (act_e @ down_e) = (w ⊙ act) [n, e * I] @ down [e * I, h].
+        let weighted = (act * combine.unsqueeze_dim::<3>(2)).reshape([n, e * inter]);
+        weighted.matmul(self.experts.down_proj.val().reshape([e * inter, h]))
     }
 }
 
