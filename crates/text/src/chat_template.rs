@@ -110,7 +110,11 @@ impl ChatTemplate {
         let clock: Clock = Arc::new(strftime::system_clock);
         let source: String = source.into();
         let env = environment::build(source.clone(), clock).map_err(Error::Template)?;
-        Ok(Self { source: source.into(), env: Arc::new(env), special_tokens: Vec::new() })
+        Ok(Self {
+            source: source.into(),
+            env: Arc::new(env),
+            special_tokens: Vec::new(),
+        })
     }
 
     /// The chat template of this project's demo model ([`AGENTWORLD_TEMPLATE`]), with
@@ -174,9 +178,15 @@ impl ChatTemplate {
         } else if let Some(config) = &config {
             config::select_template(config.get("chat_template"), None)?
         } else {
-            return Err(Error::MissingChatTemplate(format!("no template files in {}", dir.display())));
+            return Err(Error::MissingChatTemplate(format!(
+                "no template files in {}",
+                dir.display()
+            )));
         };
-        let specials = config.as_ref().map(config::special_tokens).unwrap_or_default();
+        let specials = config
+            .as_ref()
+            .map(config::special_tokens)
+            .unwrap_or_default();
         Ok(Self::new(source)?.with_special_tokens(specials))
     }
 
@@ -190,7 +200,9 @@ impl ChatTemplate {
 
     /// Sets several special-token variables, e.g. from [`special_tokens_from_tokenizer_config`].
     pub fn with_special_tokens(self, tokens: impl IntoIterator<Item = (String, String)>) -> Self {
-        tokens.into_iter().fold(self, |t, (name, token)| t.with_special_token(name, token))
+        tokens
+            .into_iter()
+            .fold(self, |t, (name, token)| t.with_special_token(name, token))
     }
 
     /// Replaces the clock `strftime_now` reads (seconds since the Unix epoch, UTC). Needed on
@@ -199,7 +211,10 @@ impl ChatTemplate {
         let clock: Clock = Arc::new(move || Some(clock()));
         let env = environment::build(self.source.to_string(), clock)
             .expect("the template compiled before, so it compiles again");
-        Self { env: Arc::new(env), ..self }
+        Self {
+            env: Arc::new(env),
+            ..self
+        }
     }
 
     /// The template's Jinja source.
@@ -236,13 +251,21 @@ impl ChatTemplate {
         ctx.insert("messages".into(), message::template_messages(messages)?);
         ctx.insert("tools".into(), Value::from(Serde(&options.tools)));
         ctx.insert("documents".into(), Value::from(Serde(&options.documents)));
-        ctx.insert("add_generation_prompt".into(), Value::from(options.add_generation_prompt));
+        ctx.insert(
+            "add_generation_prompt".into(),
+            Value::from(options.add_generation_prompt),
+        );
 
-        let template = self.env.get_template(TEMPLATE_NAME).map_err(Error::Template)?;
-        template.render(Value::from(ctx)).map_err(|err| match environment::raised_message(&err) {
-            Some(message) => Error::TemplateRaised(message),
-            None => Error::Template(err),
-        })
+        let template = self
+            .env
+            .get_template(TEMPLATE_NAME)
+            .map_err(Error::Template)?;
+        template
+            .render(Value::from(ctx))
+            .map_err(|err| match environment::raised_message(&err) {
+                Some(message) => Error::TemplateRaised(message),
+                None => Error::Template(err),
+            })
     }
 }
 
@@ -261,7 +284,10 @@ mod tests {
         .unwrap()
         .with_special_token("eos_token", "<e>");
         let msgs = [ChatMessage::user("hi")];
-        assert_eq!(t.render(&msgs, &RenderOptions::new()).unwrap(), "1 None None False <e> ||");
+        assert_eq!(
+            t.render(&msgs, &RenderOptions::new()).unwrap(),
+            "1 None None False <e> ||"
+        );
         let opts = RenderOptions::new()
             .with_generation_prompt(true)
             .with_thinking(false)
@@ -277,11 +303,21 @@ mod tests {
     #[test]
     fn raised_exceptions_and_render_errors_are_distinguished() {
         let t = ChatTemplate::new("{% if messages[0].role != 'user' %}{{ raise_exception('first must be user') }}{% endif %}{{ messages[0].content + 1 }}").unwrap();
-        let err = t.render(&[ChatMessage::system("s")], &RenderOptions::new()).unwrap_err();
-        assert!(matches!(&err, Error::TemplateRaised(m) if m == "first must be user"), "{err}");
-        let err = t.render(&[ChatMessage::user("u")], &RenderOptions::new()).unwrap_err();
+        let err = t
+            .render(&[ChatMessage::system("s")], &RenderOptions::new())
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::TemplateRaised(m) if m == "first must be user"),
+            "{err}"
+        );
+        let err = t
+            .render(&[ChatMessage::user("u")], &RenderOptions::new())
+            .unwrap_err();
         assert!(matches!(err, Error::Template(_)), "{err}");
-        assert!(matches!(ChatTemplate::new("{% if %}"), Err(Error::Template(_))));
+        assert!(matches!(
+            ChatTemplate::new("{% if %}"),
+            Err(Error::Template(_))
+        ));
     }
 
     #[test]
@@ -291,9 +327,15 @@ mod tests {
                        "eos_token": "<|im_end|>", "pad_token": {"content": "<|endoftext|>"}}"#;
         let msgs: [ChatMessage; 0] = [];
         let t = ChatTemplate::from_tokenizer_config(cfg).unwrap();
-        assert_eq!(t.render(&msgs, &RenderOptions::new()).unwrap(), "<|im_end|>D");
+        assert_eq!(
+            t.render(&msgs, &RenderOptions::new()).unwrap(),
+            "<|im_end|>D"
+        );
         let t = ChatTemplate::from_tokenizer_config_named(cfg, Some("tool_use")).unwrap();
-        assert_eq!(t.render(&msgs, &RenderOptions::new()).unwrap(), "T<|endoftext|>");
+        assert_eq!(
+            t.render(&msgs, &RenderOptions::new()).unwrap(),
+            "T<|endoftext|>"
+        );
         assert!(matches!(
             ChatTemplate::from_tokenizer_config(br#"{"eos_token": "x"}"#),
             Err(Error::MissingChatTemplate(_))
@@ -302,8 +344,13 @@ mod tests {
 
     #[test]
     fn clock_is_replaceable() {
-        let t = ChatTemplate::new("{{ strftime_now('%Y-%m-%d') }}").unwrap().with_clock(|| 86_400);
+        let t = ChatTemplate::new("{{ strftime_now('%Y-%m-%d') }}")
+            .unwrap()
+            .with_clock(|| 86_400);
         let msgs: [ChatMessage; 0] = [];
-        assert_eq!(t.render(&msgs, &RenderOptions::new()).unwrap(), "1970-01-02");
+        assert_eq!(
+            t.render(&msgs, &RenderOptions::new()).unwrap(),
+            "1970-01-02"
+        );
     }
 }

@@ -63,5 +63,8 @@ impl From<tokenizers::Error> for Error {
 /// Reads a whole file, naming the path in the error.
 #[cfg(feature = "native")]
 pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+    std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }

@@ -69,7 +69,9 @@ fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<u32>,
     })
 }
 
-fn first_of_one_or_many<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<u32>, D::Error> {
+fn first_of_one_or_many<'de, D: Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<u32>, D::Error> {
     Ok(one_or_many(d)?.first().copied())
 }
 
@@ -101,7 +103,10 @@ mod tests {
         assert_eq!(one.eos_token_id, vec![248046]);
         let null = GenerationConfig::from_bytes(br#"{"eos_token_id": null, "bos_token_id": null}"#);
         assert_eq!(null.unwrap(), GenerationConfig::default());
-        assert_eq!(GenerationConfig::from_bytes(b"{}").unwrap(), GenerationConfig::default());
+        assert_eq!(
+            GenerationConfig::from_bytes(b"{}").unwrap(),
+            GenerationConfig::default()
+        );
     }
 
     #[test]

@@ -37,12 +37,18 @@ pub fn extract_observation(output: &str) -> String {
     let body = match cleaned.rfind(OBSERVATION_OPEN) {
         Some(start) => {
             let inner = &cleaned[start + OBSERVATION_OPEN.len()..];
-            inner.find(OBSERVATION_CLOSE).map_or(inner, |end| &inner[..end])
+            inner
+                .find(OBSERVATION_CLOSE)
+                .map_or(inner, |end| &inner[..end])
         }
         None => cleaned.as_str(),
     };
     let text = strip_observation_marker(body);
-    if text.is_empty() { NO_OUTPUT.to_owned() } else { text }
+    if text.is_empty() {
+        NO_OUTPUT.to_owned()
+    } else {
+        text
+    }
 }
 
 /// Removes every `**Environment Observation:**` marker and trims (apply it to ground-truth
@@ -60,7 +66,9 @@ pub fn strip_thinking(output: &str) -> String {
     let mut rest = output;
     while let Some(open) = rest.find(THINK_OPEN) {
         let after_open = &rest[open + THINK_OPEN.len()..];
-        let Some(close) = after_open.find(THINK_CLOSE) else { break };
+        let Some(close) = after_open.find(THINK_CLOSE) else {
+            break;
+        };
         text.push_str(&rest[..open]);
         rest = &after_open[close + THINK_CLOSE.len()..];
     }
@@ -71,7 +79,9 @@ pub fn strip_thinking(output: &str) -> String {
     }
     // Orphan opening tag: drop it and the thinking after it.
     if let Some(open) = text.find(THINK_OPEN) {
-        let end = text[open..].find(OBSERVATION_OPEN).map_or(text.len(), |i| open + i);
+        let end = text[open..]
+            .find(OBSERVATION_OPEN)
+            .map_or(text.len(), |i| open + i);
         text.drain(open..end);
     }
     text
@@ -109,11 +119,18 @@ pub fn inspect(output: &str) -> ObservationReport {
     while let Some(start) = rest.find(OBSERVATION_OPEN) {
         outside.push_str(&rest[..start]);
         let inner = &rest[start + OBSERVATION_OPEN.len()..];
-        rest = inner.find(OBSERVATION_CLOSE).map_or("", |end| &inner[end + OBSERVATION_CLOSE.len()..]);
+        rest = inner
+            .find(OBSERVATION_CLOSE)
+            .map_or("", |end| &inner[end + OBSERVATION_CLOSE.len()..]);
     }
     outside.push_str(rest);
     let text_outside = !strip_observation_marker(&outside).is_empty();
-    ObservationReport { observation: extract_observation(output), blocks, closed, text_outside }
+    ObservationReport {
+        observation: extract_observation(output),
+        blocks,
+        closed,
+        text_outside,
+    }
 }
 
 #[cfg(test)]
@@ -125,7 +142,10 @@ mod tests {
         assert_eq!(strip_thinking("a<think>x</think>b<think>y</think>c"), "abc");
         assert_eq!(strip_thinking("plan\n</think>\nobs"), "\nobs");
         assert_eq!(strip_thinking("<think>x</think> y </think> z"), " z");
-        assert_eq!(strip_thinking("a <think> never closed <predicted_observation>o"), "a <predicted_observation>o");
+        assert_eq!(
+            strip_thinking("a <think> never closed <predicted_observation>o"),
+            "a <predicted_observation>o"
+        );
         assert_eq!(strip_thinking("a <think> never closed"), "a ");
         assert_eq!(strip_thinking("a</think>b<think>c</think>d"), "bd");
     }
@@ -134,34 +154,62 @@ mod tests {
     fn last_block_wins_and_unclosed_runs_to_end() {
         let out = "<predicted_observation>draft</predicted_observation> Wait! <predicted_observation>\nfinal\n</predicted_observation>";
         assert_eq!(extract_observation(out), "final");
-        assert_eq!(extract_observation("<predicted_observation>\ncut off at max tok"), "cut off at max tok");
+        assert_eq!(
+            extract_observation("<predicted_observation>\ncut off at max tok"),
+            "cut off at max tok"
+        );
     }
 
     #[test]
     fn fallbacks_and_marker() {
-        assert_eq!(extract_observation("**Environment Observation:**\n$ ls\nnotes.txt\n"), "$ ls\nnotes.txt");
-        assert_eq!(extract_observation("<think>only thoughts</think>  "), NO_OUTPUT);
+        assert_eq!(
+            extract_observation("**Environment Observation:**\n$ ls\nnotes.txt\n"),
+            "$ ls\nnotes.txt"
+        );
+        assert_eq!(
+            extract_observation("<think>only thoughts</think>  "),
+            NO_OUTPUT
+        );
         assert_eq!(extract_observation(""), NO_OUTPUT);
         assert_eq!(
-            extract_observation("<predicted_observation>**Environment Observation:**\ntotal 0\n</predicted_observation>"),
+            extract_observation(
+                "<predicted_observation>**Environment Observation:**\ntotal 0\n</predicted_observation>"
+            ),
             "total 0"
         );
-        assert_eq!(strip_observation_marker("**Environment Observation:**\n x "), "x");
+        assert_eq!(
+            strip_observation_marker("**Environment Observation:**\n x "),
+            "x"
+        );
     }
 
     #[test]
     fn well_formedness() {
         let good = "<think>r</think>\n<predicted_observation>\nx\n</predicted_observation>\n";
         assert!(is_well_formed(good));
-        assert!(is_well_formed("r</think><predicted_observation>x</predicted_observation>"));
+        assert!(is_well_formed(
+            "r</think><predicted_observation>x</predicted_observation>"
+        ));
         assert!(!is_well_formed("<predicted_observation>x"), "unclosed");
-        assert!(!is_well_formed("<predicted_observation>x</predicted_observation><predicted_observation>y</predicted_observation>"));
-        assert!(!is_well_formed("Here: <predicted_observation>x</predicted_observation>"), "extra text");
+        assert!(!is_well_formed(
+            "<predicted_observation>x</predicted_observation><predicted_observation>y</predicted_observation>"
+        ));
+        assert!(
+            !is_well_formed("Here: <predicted_observation>x</predicted_observation>"),
+            "extra text"
+        );
         assert!(!is_well_formed("just text"));
-        let report = inspect("intro <predicted_observation>a</predicted_observation> <predicted_observation>b");
+        let report = inspect(
+            "intro <predicted_observation>a</predicted_observation> <predicted_observation>b",
+        );
         assert_eq!(
             report,
-            ObservationReport { observation: "b".into(), blocks: 2, closed: false, text_outside: true }
+            ObservationReport {
+                observation: "b".into(),
+                blocks: 2,
+                closed: false,
+                text_outside: true
+            }
         );
     }
 }

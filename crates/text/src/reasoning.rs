@@ -73,7 +73,10 @@ mod tests {
 
     #[test]
     fn stray_open_tag_gives_the_same_split() {
-        assert_eq!(split("<think>\na\n</think>\n\nb", true), (Some("a"), Some("b")));
+        assert_eq!(
+            split("<think>\na\n</think>\n\nb", true),
+            (Some("a"), Some("b"))
+        );
         assert_eq!(split("<think>a</think>b", false), (Some("a"), Some("b")));
         assert_eq!(split("  <think>a</think>b", false), (Some("a"), Some("b")));
         assert_eq!(split("x<think>a</think>b", true), (Some("xa"), Some("b")));
@@ -95,8 +98,14 @@ mod tests {
         assert!(c.unwrap().starts_with("<tool_call>\n<function=click>"));
         let json = "maybe <tool_call>{\"name\": \"a\"}</tool_call> later";
         assert_eq!(split(json, true), (Some(json), None));
-        assert_eq!(split("x <tool_call> <functionality", true), (Some("x <tool_call> <functionality"), None));
-        assert_eq!(split("x <tool_call>\n<function", true), (Some("x <tool_call>\n<function"), None));
+        assert_eq!(
+            split("x <tool_call> <functionality", true),
+            (Some("x <tool_call> <functionality"), None)
+        );
+        assert_eq!(
+            split("x <tool_call>\n<function", true),
+            (Some("x <tool_call>\n<function"), None)
+        );
     }
 
     #[test]

@@ -6,9 +6,14 @@
 /// reasoning before the next chunk shows whether `</think>` follows. Tags must be ASCII and
 /// start with `<`, so the cut is always on a char boundary.
 pub(crate) fn partial_tag_len(text: &str, tags: &[&str]) -> usize {
-    let Some(start) = text.rfind('<') else { return 0 };
+    let Some(start) = text.rfind('<') else {
+        return 0;
+    };
     let tail = &text[start..];
-    if tags.iter().any(|tag| tag.len() > tail.len() && tag.starts_with(tail)) {
+    if tags
+        .iter()
+        .any(|tag| tag.len() > tail.len() && tag.starts_with(tail))
+    {
         // A later '<' would give a shorter candidate, but the last '<' already starts one.
         return tail.len();
     }
@@ -33,7 +38,11 @@ mod tests {
         assert_eq!(partial_tag_len("abc</thi", &tags), 5);
         assert_eq!(partial_tag_len("abc<", &tags), 1);
         assert_eq!(partial_tag_len("abc<tool_", &tags), 6);
-        assert_eq!(partial_tag_len("abc</think>", &tags), 0, "a whole tag is not partial");
+        assert_eq!(
+            partial_tag_len("abc</think>", &tags),
+            0,
+            "a whole tag is not partial"
+        );
         assert_eq!(partial_tag_len("a<b", &tags), 0);
         assert_eq!(partial_tag_len("é<", &tags), 1);
         assert_eq!(partial_tag_len("", &tags), 0);

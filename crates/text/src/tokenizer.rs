@@ -38,7 +38,9 @@ impl Tokenizer {
     /// [`Error::Tokenizer`] if the bytes are not a valid `tokenizer.json` (or use a feature,
     /// such as an Oniguruma-only regex, that this build cannot handle).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        Ok(Self::from_tokenizers(tokenizers::Tokenizer::from_bytes(bytes)?))
+        Ok(Self::from_tokenizers(tokenizers::Tokenizer::from_bytes(
+            bytes,
+        )?))
     }
 
     /// Loads a tokenizer from a `tokenizer.json` file.
@@ -52,7 +54,10 @@ impl Tokenizer {
 
     /// Wraps an already-built tokenizer, keeping [`DEFAULT_KEPT_TOKENS`] when decoding.
     pub fn from_tokenizers(inner: tokenizers::Tokenizer) -> Self {
-        let mut tokenizer = Self { inner, skipped_ids: HashSet::new() };
+        let mut tokenizer = Self {
+            inner,
+            skipped_ids: HashSet::new(),
+        };
         tokenizer.set_kept_tokens(&DEFAULT_KEPT_TOKENS);
         tokenizer
     }
@@ -66,7 +71,10 @@ impl Tokenizer {
     }
 
     fn set_kept_tokens(&mut self, kept: &[&str]) {
-        let kept: HashSet<u32> = kept.iter().filter_map(|t| self.inner.token_to_id(t)).collect();
+        let kept: HashSet<u32> = kept
+            .iter()
+            .filter_map(|t| self.inner.token_to_id(t))
+            .collect();
         self.skipped_ids = self
             .inner
             .get_added_tokens_decoder()
@@ -106,7 +114,11 @@ impl Tokenizer {
     /// [`Error::Tokenizer`] if the decoder fails.
     pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> Result<String> {
         if skip_special_tokens {
-            let kept: Vec<u32> = ids.iter().copied().filter(|id| !self.is_skipped(*id)).collect();
+            let kept: Vec<u32> = ids
+                .iter()
+                .copied()
+                .filter(|id| !self.is_skipped(*id))
+                .collect();
             Ok(self.inner.decode(&kept, false)?)
         } else {
             Ok(self.inner.decode(ids, false)?)
@@ -128,7 +140,8 @@ impl Tokenizer {
     /// # Errors
     /// [`Error::UnknownToken`] if the token is not in the vocabulary.
     pub fn require_token_id(&self, token: &str) -> Result<u32> {
-        self.token_to_id(token).ok_or_else(|| Error::UnknownToken(token.to_owned()))
+        self.token_to_id(token)
+            .ok_or_else(|| Error::UnknownToken(token.to_owned()))
     }
 
     /// The token string of an id (byte-level form, e.g. `Ġhello`), if the id exists.
@@ -141,7 +154,9 @@ impl Tokenizer {
     /// that order.
     pub fn stop_token_ids(&self, extra_eos: &[u32]) -> Vec<u32> {
         let mut ids: Vec<u32> = Vec::new();
-        let known = DEFAULT_STOP_TOKENS.iter().filter_map(|t| self.token_to_id(t));
+        let known = DEFAULT_STOP_TOKENS
+            .iter()
+            .filter_map(|t| self.token_to_id(t));
         for id in known.chain(extra_eos.iter().copied()) {
             if !ids.contains(&id) {
                 ids.push(id);
@@ -193,7 +208,10 @@ mod tests {
     fn decode_skipping_specials_keeps_think_tags() {
         let tok = tiny();
         let ids = [11, 6, 12, 7, 10];
-        assert_eq!(tok.decode(&ids, false).unwrap(), "<think>ab</think> a<|im_end|>");
+        assert_eq!(
+            tok.decode(&ids, false).unwrap(),
+            "<think>ab</think> a<|im_end|>"
+        );
         assert_eq!(tok.decode(&ids, true).unwrap(), "<think>ab</think> a");
         let strict = tiny().with_kept_tokens(&[]);
         assert_eq!(strict.decode(&ids, true).unwrap(), "ab a");
@@ -211,12 +229,17 @@ mod tests {
         let tok = tiny();
         assert_eq!(tok.token_to_id("</think>"), Some(12));
         assert_eq!(tok.id_to_token(6).as_deref(), Some("ab"));
-        assert!(matches!(tok.require_token_id("<nope>"), Err(Error::UnknownToken(t)) if t == "<nope>"));
+        assert!(
+            matches!(tok.require_token_id("<nope>"), Err(Error::UnknownToken(t)) if t == "<nope>")
+        );
         assert_eq!(tok.vocab_size(), 14);
     }
 
     #[test]
     fn invalid_json_is_an_error() {
-        assert!(matches!(Tokenizer::from_bytes(b"{"), Err(Error::Tokenizer(_))));
+        assert!(matches!(
+            Tokenizer::from_bytes(b"{"),
+            Err(Error::Tokenizer(_))
+        ));
     }
 }

@@ -151,8 +151,14 @@ mod tests {
         assert_eq!(
             parsed.calls,
             vec![
-                ToolCall { name: "a".into(), arguments: json!({"x": 1}) },
-                ToolCall { name: "b".into(), arguments: json!({"y": "hi"}) },
+                ToolCall {
+                    name: "a".into(),
+                    arguments: json!({"x": 1})
+                },
+                ToolCall {
+                    name: "b".into(),
+                    arguments: json!({"y": "hi"})
+                },
             ]
         );
         assert!(parsed.invalid.is_empty());
@@ -162,7 +168,13 @@ mod tests {
     #[test]
     fn no_blocks_is_all_content() {
         let parsed = parse_tool_calls("  just text <tool_ca  ");
-        assert_eq!(parsed, ParsedToolCalls { content: "just text <tool_ca".into(), ..Default::default() });
+        assert_eq!(
+            parsed,
+            ParsedToolCalls {
+                content: "just text <tool_ca".into(),
+                ..Default::default()
+            }
+        );
     }
 
     #[test]

@@ -18,7 +18,9 @@ fn template(name: &str, spec: &Value) -> ChatTemplate {
     let specials = special_tokens_from_tokenizer_config(&config).unwrap();
     let template = match spec["root"].as_str().unwrap() {
         "repo" => {
-            let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(path);
+            let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../..")
+                .join(path);
             ChatTemplate::new(std::fs::read_to_string(file).unwrap()).unwrap()
         }
         _ if path.ends_with("tokenizer_config.json") => {
@@ -31,8 +33,8 @@ fn template(name: &str, spec: &Value) -> ChatTemplate {
 }
 
 fn options(case: &Value) -> RenderOptions {
-    let mut opts =
-        RenderOptions::new().with_generation_prompt(case["add_generation_prompt"].as_bool().unwrap());
+    let mut opts = RenderOptions::new()
+        .with_generation_prompt(case["add_generation_prompt"].as_bool().unwrap());
     if let Some(tools) = case.get("tools").and_then(Value::as_array) {
         opts = opts.with_tools(tools.clone());
     }
@@ -82,7 +84,9 @@ fn renders_match_transformers_byte_for_byte() {
                     if expected["raised"] == Value::Bool(true) {
                         let want = expected["error"].as_str().unwrap();
                         if !matches!(&err, Error::TemplateRaised(m) if m == want) {
-                            failures.push(format!("{case_name} / {name}: want raise {want:?}, got {err}"));
+                            failures.push(format!(
+                                "{case_name} / {name}: want raise {want:?}, got {err}"
+                            ));
                         }
                     }
                 }
@@ -90,15 +94,69 @@ fn renders_match_transformers_byte_for_byte() {
         }
     }
     assert!(checked >= 60, "fixture has only {checked} renders");
-    assert!(failures.is_empty(), "{} of {checked} renders differ:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} renders differ:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]
 fn bundled_agentworld_template_is_the_file_in_templates() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/agentworld.jinja");
-    assert_eq!(agentworld_text::AGENTWORLD_TEMPLATE, std::fs::read_to_string(file).unwrap());
+    assert_eq!(
+        agentworld_text::AGENTWORLD_TEMPLATE,
+        std::fs::read_to_string(file).unwrap()
+    );
     let fixture: Value = serde_json::from_str(FIXTURE).unwrap();
     let case = &fixture["cases"][0];
-    let got = ChatTemplate::agentworld().render(case["messages"].as_array().unwrap(), &options(case)).unwrap();
-    assert_eq!(got, case["expected"]["agentworld"]["text"].as_str().unwrap());
+    let got = ChatTemplate::agentworld()
+        .render(case["messages"].as_array().unwrap(), &options(case))
+        .unwrap();
+    assert_eq!(
+        got,
+        case["expected"]["agentworld"]["text"].as_str().unwrap()
+    );
+}
+
+#[cfg(feature = "native")]
+#[test]
+fn from_dir_prefers_chat_template_jinja_and_reads_special_tokens() {
+    let msgs = [agentworld_text::ChatMessage::user("hi")];
+    let opts = RenderOptions::new().with_generation_prompt(true);
+    // The shared Qwen3 tokenizer folder has only tokenizer_config.json.
+    let from_config =
+        ChatTemplate::from_dir(cases::cases_dir().join("qwen/qwen3-tokenizer")).unwrap();
+    assert_eq!(
+        from_config.render(&msgs, &opts).unwrap(),
+        "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tokenizer_config.json"),
+        r#"{"chat_template": "from config", "eos_token": "<|im_end|>"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("chat_template.json"),
+        r#"{"chat_template": "from json {{ eos_token }}"}"#,
+    )
+    .unwrap();
+    let t = ChatTemplate::from_dir(dir.path()).unwrap();
+    assert_eq!(t.render(&msgs, &opts).unwrap(), "from json <|im_end|>");
+    std::fs::write(
+        dir.path().join("chat_template.jinja"),
+        "from jinja {{ eos_token }}\n",
+    )
+    .unwrap();
+    let t = ChatTemplate::from_dir(dir.path()).unwrap();
+    assert_eq!(t.render(&msgs, &opts).unwrap(), "from jinja <|im_end|>");
+
+    let empty = tempfile::tempdir().unwrap();
+    assert!(matches!(
+        ChatTemplate::from_dir(empty.path()),
+        Err(Error::MissingChatTemplate(_))
+    ));
 }

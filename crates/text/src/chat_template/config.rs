@@ -6,8 +6,15 @@ use crate::error::{Error, Result};
 
 /// Special-token names transformers passes to every chat template (its
 /// `SPECIAL_TOKENS_ATTRIBUTES`); a name whose token is unset is left undefined.
-pub const SPECIAL_TOKEN_NAMES: [&str; 7] =
-    ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
+pub const SPECIAL_TOKEN_NAMES: [&str; 7] = [
+    "bos_token",
+    "eos_token",
+    "unk_token",
+    "sep_token",
+    "pad_token",
+    "cls_token",
+    "mask_token",
+];
 
 /// Reads the special tokens (`eos_token`, `pad_token`, ...) of a `tokenizer_config.json`.
 ///
@@ -38,7 +45,10 @@ pub(crate) fn special_tokens(config: &serde_json::Map<String, Json>) -> Vec<(Str
 pub(crate) fn parse_object(bytes: &[u8]) -> Result<serde_json::Map<String, Json>> {
     match serde_json::from_slice(bytes)? {
         Json::Object(o) => Ok(o),
-        other => Err(Error::Config(format!("expected a JSON object, found {}", kind(&other)))),
+        other => Err(Error::Config(format!(
+            "expected a JSON object, found {}",
+            kind(&other)
+        ))),
     }
 }
 
@@ -46,7 +56,9 @@ pub(crate) fn parse_object(bytes: &[u8]) -> Result<serde_json::Map<String, Json>
 /// `{"name", "template"}` entries (then `name` selects, `"default"` when `None`).
 pub(crate) fn select_template(field: Option<&Json>, name: Option<&str>) -> Result<String> {
     match field {
-        None | Some(Json::Null) => Err(Error::MissingChatTemplate("no `chat_template` field".into())),
+        None | Some(Json::Null) => Err(Error::MissingChatTemplate(
+            "no `chat_template` field".into(),
+        )),
         Some(Json::String(s)) => match name {
             None | Some("default") => Ok(s.clone()),
             Some(other) => Err(Error::MissingChatTemplate(format!(
@@ -65,11 +77,13 @@ pub(crate) fn select_template(field: Option<&Json>, name: Option<&str>) -> Resul
                     _ => {
                         return Err(Error::Config(
                             "chat_template list entries need string `name` and `template`".into(),
-                        ))
+                        ));
                     }
                 }
             }
-            Err(Error::MissingChatTemplate(format!("no template named {wanted:?} (have {names:?})")))
+            Err(Error::MissingChatTemplate(format!(
+                "no template named {wanted:?} (have {names:?})"
+            )))
         }
         Some(other) => Err(Error::Config(format!(
             "`chat_template` must be a string or a list, found {}",
@@ -106,7 +120,10 @@ mod tests {
                 ("pad_token".to_owned(), "<|endoftext|>".to_owned())
             ]
         );
-        assert!(matches!(special_tokens_from_tokenizer_config(b"[1]"), Err(Error::Config(_))));
+        assert!(matches!(
+            special_tokens_from_tokenizer_config(b"[1]"),
+            Err(Error::Config(_))
+        ));
     }
 
     #[test]
@@ -114,13 +131,25 @@ mod tests {
         let single = json!("{{ x }}");
         assert_eq!(select_template(Some(&single), None).unwrap(), "{{ x }}");
         assert!(select_template(Some(&single), Some("tool_use")).is_err());
-        let list = json!([{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]);
+        let list =
+            json!([{"name": "default", "template": "D"}, {"name": "tool_use", "template": "T"}]);
         assert_eq!(select_template(Some(&list), None).unwrap(), "D");
         assert_eq!(select_template(Some(&list), Some("tool_use")).unwrap(), "T");
-        let err = select_template(Some(&list), Some("rag")).unwrap_err().to_string();
+        let err = select_template(Some(&list), Some("rag"))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("\"rag\"") && err.contains("tool_use"), "{err}");
-        assert!(matches!(select_template(None, None), Err(Error::MissingChatTemplate(_))));
-        assert!(matches!(select_template(Some(&json!(1)), None), Err(Error::Config(_))));
-        assert!(matches!(select_template(Some(&json!([{"name": 1}])), None), Err(Error::Config(_))));
+        assert!(matches!(
+            select_template(None, None),
+            Err(Error::MissingChatTemplate(_))
+        ));
+        assert!(matches!(
+            select_template(Some(&json!(1)), None),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            select_template(Some(&json!([{"name": 1}])), None),
+            Err(Error::Config(_))
+        ));
     }
 }

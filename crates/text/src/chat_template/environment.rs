@@ -59,15 +59,18 @@ pub(crate) fn build(source: String, clock: Clock) -> Result<Environment<'static>
     env.add_test("sequence", is_sequence);
     env.add_test("number", is_number);
     env.add_function("raise_exception", raise_exception);
-    env.add_function("strftime_now", move |format: &str| -> Result<String, Error> {
-        let now = clock().ok_or_else(|| {
+    env.add_function(
+        "strftime_now",
+        move |format: &str| -> Result<String, Error> {
+            let now = clock().ok_or_else(|| {
             Error::new(
                 ErrorKind::InvalidOperation,
                 "strftime_now: no clock on this platform (set one with ChatTemplate::with_clock)",
             )
         })?;
-        Ok(strftime(format, now))
-    });
+            Ok(strftime(format, now))
+        },
+    );
     env.add_template_owned(TEMPLATE_NAME, source)?;
     Ok(env)
 }
@@ -75,20 +78,28 @@ pub(crate) fn build(source: String, clock: Clock) -> Result<Environment<'static>
 /// `raise_exception(message)`: aborts rendering with the template's own message.
 fn raise_exception(message: Value) -> Result<Value, Error> {
     let message = py_str(&message);
-    Err(Error::new(ErrorKind::InvalidOperation, message.clone()).with_source(RaisedException(message)))
+    Err(Error::new(ErrorKind::InvalidOperation, message.clone())
+        .with_source(RaisedException(message)))
 }
 
 /// Jinja2's `iterable` test: anything Python can iterate (strings, lists, dicts, and
 /// undefined values), but not `None` or numbers.
 fn is_iterable(value: &Value) -> bool {
-    !matches!(value.kind(), ValueKind::None | ValueKind::Bool | ValueKind::Number | ValueKind::Plain)
+    !matches!(
+        value.kind(),
+        ValueKind::None | ValueKind::Bool | ValueKind::Number | ValueKind::Plain
+    )
 }
 
 /// Jinja2's `sequence` test: has a length and supports `[]`, so strings and dicts count.
 fn is_sequence(value: &Value) -> bool {
     matches!(
         value.kind(),
-        ValueKind::String | ValueKind::Seq | ValueKind::Map | ValueKind::Bytes | ValueKind::Undefined
+        ValueKind::String
+            | ValueKind::Seq
+            | ValueKind::Map
+            | ValueKind::Bytes
+            | ValueKind::Undefined
     )
 }
 
@@ -124,19 +135,35 @@ fn py_strip<'a>(s: &'a str, chars: Option<&str>, side: Side) -> &'a str {
         Some(set) => set.contains(c),
         None => is_py_space(c),
     };
-    let s = if side == Side::Right { s } else { s.trim_start_matches(strip) };
-    if side == Side::Left { s } else { s.trim_end_matches(strip) }
+    let s = if side == Side::Right {
+        s
+    } else {
+        s.trim_start_matches(strip)
+    };
+    if side == Side::Left {
+        s
+    } else {
+        s.trim_end_matches(strip)
+    }
 }
 
 /// Python methods on template values (`s.startswith(..)`, `d.items()`, ...): the strip family
 /// here with Python's whitespace rules, everything else from `minijinja_contrib::pycompat`.
-fn python_method(state: &mut State, value: &Value, method: &str, args: &[Value]) -> Result<Value, Error> {
+fn python_method(
+    state: &mut State,
+    value: &Value,
+    method: &str,
+    args: &[Value],
+) -> Result<Value, Error> {
     if let (Some(s), "strip" | "lstrip" | "rstrip") = (value.as_str(), method) {
         let (chars,): (Option<Value>,) = minijinja::value::from_args(args)?;
         let chars = chars.filter(|c| !c.is_none());
         let chars = match &chars {
             Some(c) => Some(c.as_str().ok_or_else(|| {
-                Error::new(ErrorKind::InvalidOperation, format!("{method} arg must be None or str"))
+                Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!("{method} arg must be None or str"),
+                )
             })?),
             None => None,
         };
@@ -177,8 +204,14 @@ mod tests {
 
     #[test]
     fn values_print_like_python() {
-        assert_eq!(ok("{{ true }}|{{ none }}|{{ 1.0 }}|{{ [1, 'a', none] }}|{{ x }}"), "True|None|1.0|[1, 'a', None]|");
-        assert_eq!(ok("{{ false | string }}|{{ {'k': 2} | string }}"), "False|{'k': 2}");
+        assert_eq!(
+            ok("{{ true }}|{{ none }}|{{ 1.0 }}|{{ [1, 'a', none] }}|{{ x }}"),
+            "True|None|1.0|[1, 'a', None]|"
+        );
+        assert_eq!(
+            ok("{{ false | string }}|{{ {'k': 2} | string }}"),
+            "False|{'k': 2}"
+        );
     }
 
     #[test]
@@ -191,14 +224,30 @@ mod tests {
             ctx,
         )
         .unwrap();
-        assert_eq!(got, "False True True True False|True True True False|True True False");
+        assert_eq!(
+            got,
+            "False True True True False|True True True False|True True False"
+        );
     }
 
     #[test]
     fn python_string_methods() {
-        assert_eq!(ok("{{ '\\n a \\x1f'.strip() }}|{{ 'xxaxx'.lstrip('x') }}|{{ 'xxaxx'.rstrip('x') }}"), "a|axx|xxa");
-        assert_eq!(ok("{{ 'a</think>b'.split('</think>')[-1] }}|{{ 'Ab'.upper() }}|{{ 'ab'.startswith('a') }}"), "b|AB|True");
-        assert_eq!(ok("{{ {'a': 1}.get('b', 'd') }}{% for k, v in {'x': 1}.items() %}{{ k }}={{ v }}{% endfor %}"), "dx=1");
+        assert_eq!(
+            ok("{{ '\\n a \\x1f'.strip() }}|{{ 'xxaxx'.lstrip('x') }}|{{ 'xxaxx'.rstrip('x') }}"),
+            "a|axx|xxa"
+        );
+        assert_eq!(
+            ok(
+                "{{ 'a</think>b'.split('</think>')[-1] }}|{{ 'Ab'.upper() }}|{{ 'ab'.startswith('a') }}"
+            ),
+            "b|AB|True"
+        );
+        assert_eq!(
+            ok(
+                "{{ {'a': 1}.get('b', 'd') }}{% for k, v in {'x': 1}.items() %}{{ k }}={{ v }}{% endfor %}"
+            ),
+            "dx=1"
+        );
         assert_eq!(ok("{{ '  t  ' | trim }}|{{ 'xtx' | trim('x') }}"), "t|t");
     }
 
@@ -212,15 +261,24 @@ mod tests {
     #[test]
     fn loop_controls_and_namespace() {
         assert_eq!(
-            ok("{% set ns = namespace(n=0) %}{% for i in range(9) %}{% if i == 3 %}{% break %}{% endif %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}"),
+            ok(
+                "{% set ns = namespace(n=0) %}{% for i in range(9) %}{% if i == 3 %}{% break %}{% endif %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}"
+            ),
             "3"
         );
     }
 
     #[test]
     fn raise_exception_carries_its_message() {
-        let err = render("{{ raise_exception('No user query found in messages.') }}", Value::from(())).unwrap_err();
-        assert_eq!(raised_message(&err).as_deref(), Some("No user query found in messages."));
+        let err = render(
+            "{{ raise_exception('No user query found in messages.') }}",
+            Value::from(()),
+        )
+        .unwrap_err();
+        assert_eq!(
+            raised_message(&err).as_deref(),
+            Some("No user query found in messages.")
+        );
         let other = render("{{ 1 + 'a' }}", Value::from(())).unwrap_err();
         assert_eq!(raised_message(&other), None);
     }
@@ -229,7 +287,11 @@ mod tests {
     fn strftime_now_uses_the_clock() {
         assert_eq!(ok("{{ strftime_now('%d %b %Y') }}"), "26 Jul 2024");
         let env = build("{{ strftime_now('%Y') }}".into(), Arc::new(|| None)).unwrap();
-        let err = env.get_template(TEMPLATE_NAME).unwrap().render(()).unwrap_err();
+        let err = env
+            .get_template(TEMPLATE_NAME)
+            .unwrap()
+            .render(())
+            .unwrap_err();
         assert!(err.to_string().contains("no clock"), "{err}");
     }
 }

@@ -34,7 +34,11 @@ pub struct ChatMessage {
 impl ChatMessage {
     /// A message with a role and text.
     pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
-        Self { role: role.into(), content: Some(content.into()), ..Self::default() }
+        Self {
+            role: role.into(),
+            content: Some(content.into()),
+            ..Self::default()
+        }
     }
 
     /// A `system` message.
@@ -110,7 +114,10 @@ impl MessageToolCall {
         Self {
             id: None,
             kind: function_kind(),
-            function: FunctionCall { name: name.into(), arguments },
+            function: FunctionCall {
+                name: name.into(),
+                arguments,
+            },
         }
     }
 }
@@ -143,30 +150,40 @@ fn normalize(index: usize, message: Value) -> Result<Value> {
             reason: format!("a message must be a mapping, not {}", message.kind()),
         });
     }
-    let invalid = |e: minijinja::Error| Error::InvalidMessage { index, reason: e.to_string() };
+    let invalid = |e: minijinja::Error| Error::InvalidMessage {
+        index,
+        reason: e.to_string(),
+    };
     let mut fields: Vec<(Value, Value)> = Vec::new();
     for key in message.try_iter().map_err(invalid)? {
         let value = message.get_item(&key).map_err(invalid)?;
         if value.kind() == ValueKind::Invalid {
-            return Err(Error::InvalidMessage { index, reason: value.to_string() });
+            return Err(Error::InvalidMessage {
+                index,
+                reason: value.to_string(),
+            });
         }
         if !value.is_none() && !value.is_undefined() {
             fields.push((key, value));
         }
     }
-    let reasoning = REASONING_FIELDS
-        .iter()
-        .find_map(|name| fields.iter().find(|(k, _)| k.as_str() == Some(name)).map(|(_, v)| v.clone()));
+    let reasoning = REASONING_FIELDS.iter().find_map(|name| {
+        fields
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(name))
+            .map(|(_, v)| v.clone())
+    });
     let Some(reasoning) = reasoning else {
         return Ok(Value::from_pairs(fields));
     };
     // Python: {"thinking": reasoning, **message, "reasoning_content": reasoning}
     let mut out: Vec<(Value, Value)> = vec![(Value::from("thinking"), reasoning.clone())];
-    let set = |out: &mut Vec<(Value, Value)>, key: Value, value: Value| {
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => out.push((key, value)),
-        }
+    let set = |out: &mut Vec<(Value, Value)>, key: Value, value: Value| match out
+        .iter_mut()
+        .find(|(k, _)| *k == key)
+    {
+        Some(slot) => slot.1 = value,
+        None => out.push((key, value)),
     };
     for (key, value) in fields {
         set(&mut out, key, value);
@@ -182,7 +199,10 @@ mod tests {
     use super::*;
 
     fn keys(v: &Value) -> Vec<String> {
-        v.try_iter().unwrap().map(|k| k.as_str().unwrap().to_owned()).collect()
+        v.try_iter()
+            .unwrap()
+            .map(|k| k.as_str().unwrap().to_owned())
+            .collect()
     }
 
     #[test]
@@ -195,7 +215,8 @@ mod tests {
                    "tool_calls": [{"type": "function", "function": {"name": "click", "arguments": {"id": 3}}}]})
         );
         let back: ChatMessage = serde_json::from_value(json!({"role": "tool", "content": "x",
-            "tool_call_id": "c1"})).unwrap();
+            "tool_call_id": "c1"}))
+        .unwrap();
         assert_eq!(back, ChatMessage::tool("x").with_tool_call_id("c1"));
     }
 
@@ -217,18 +238,42 @@ mod tests {
         ];
         let v = template_messages(&msgs).unwrap();
         let first = v.get_item_by_index(0).unwrap();
-        assert_eq!(keys(&first), ["thinking", "role", "content", "reasoning", "reasoning_content"]);
-        assert_eq!(first.get_attr("reasoning_content").unwrap().as_str(), Some("r"));
+        assert_eq!(
+            keys(&first),
+            [
+                "thinking",
+                "role",
+                "content",
+                "reasoning",
+                "reasoning_content"
+            ]
+        );
+        assert_eq!(
+            first.get_attr("reasoning_content").unwrap().as_str(),
+            Some("r")
+        );
         let second = v.get_item_by_index(1).unwrap();
-        assert_eq!(keys(&second), ["thinking", "role", "reasoning_content", "content"]);
+        assert_eq!(
+            keys(&second),
+            ["thinking", "role", "reasoning_content", "content"]
+        );
         let third = v.get_item_by_index(2).unwrap();
-        assert_eq!(keys(&third), ["thinking", "role", "content", "reasoning_content"]);
-        assert_eq!(third.get_attr("reasoning_content").unwrap().as_str(), Some("t"));
+        assert_eq!(
+            keys(&third),
+            ["thinking", "role", "content", "reasoning_content"]
+        );
+        assert_eq!(
+            third.get_attr("reasoning_content").unwrap().as_str(),
+            Some("t")
+        );
     }
 
     #[test]
     fn non_mapping_message_is_an_error() {
         let err = template_messages(&[json!({"role": "user"}), json!("hi")]).unwrap_err();
-        assert!(matches!(err, Error::InvalidMessage { index: 1, .. }), "{err}");
+        assert!(
+            matches!(err, Error::InvalidMessage { index: 1, .. }),
+            "{err}"
+        );
     }
 }

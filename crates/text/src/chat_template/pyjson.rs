@@ -60,7 +60,10 @@ pub(crate) fn tojson_filter(
             Some(s) => s.to_owned(),
             None => {
                 let n = indent.as_i64().ok_or_else(|| {
-                    Error::new(ErrorKind::InvalidOperation, "tojson: indent must be an int or a string")
+                    Error::new(
+                        ErrorKind::InvalidOperation,
+                        "tojson: indent must be an int or a string",
+                    )
                 })?;
                 " ".repeat(usize::try_from(n).unwrap_or(0))
             }
@@ -68,8 +71,14 @@ pub(crate) fn tojson_filter(
         opts.item_separator = ",".into();
     }
     if let Some(seps) = separators.filter(|v| !v.is_none()) {
-        let item = seps.get_item_by_index(0).ok().and_then(|v| v.as_str().map(str::to_owned));
-        let key = seps.get_item_by_index(1).ok().and_then(|v| v.as_str().map(str::to_owned));
+        let item = seps
+            .get_item_by_index(0)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned));
+        let key = seps
+            .get_item_by_index(1)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned));
         match (item, key) {
             (Some(item), Some(key)) => {
                 opts.item_separator = item;
@@ -79,7 +88,7 @@ pub(crate) fn tojson_filter(
                 return Err(Error::new(
                     ErrorKind::InvalidOperation,
                     "tojson: separators must be a pair of strings",
-                ))
+                ));
             }
         }
     }
@@ -90,12 +99,19 @@ pub(crate) fn tojson_filter(
 }
 
 /// Serialises a value as Python's `json.dumps` would.
-pub(crate) fn dump(value: &Value, opts: &DumpOptions, level: usize, out: &mut String) -> Result<(), Error> {
+pub(crate) fn dump(
+    value: &Value,
+    opts: &DumpOptions,
+    level: usize,
+    out: &mut String,
+) -> Result<(), Error> {
     match value.kind() {
         ValueKind::None => out.push_str("null"),
         ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
         ValueKind::Number => out.push_str(&json_number(value)),
-        ValueKind::String => write_json_str(value.as_str().unwrap_or_default(), opts.ensure_ascii, out),
+        ValueKind::String => {
+            write_json_str(value.as_str().unwrap_or_default(), opts.ensure_ascii, out)
+        }
         ValueKind::Seq | ValueKind::Iterable => {
             let items: Vec<Value> = value.try_iter()?.collect();
             write_container(out, opts, level, '[', ']', &items, |item, out| {
@@ -121,7 +137,7 @@ pub(crate) fn dump(value: &Value, opts: &DumpOptions, level: usize, out: &mut St
             return Err(Error::new(
                 ErrorKind::InvalidOperation,
                 format!("Object of type {kind} is not JSON serializable"),
-            ))
+            ));
         }
     }
     Ok(())
@@ -224,8 +240,11 @@ mod tests {
     fn render(template: &str, value: serde_json::Value) -> String {
         let mut env = Environment::new();
         env.add_filter("tojson", tojson_filter);
-        env.render_str(template, minijinja::context! { v => Value::from(minijinja::value::Serde(value)) })
-            .unwrap()
+        env.render_str(
+            template,
+            minijinja::context! { v => Value::from(minijinja::value::Serde(value)) },
+        )
+        .unwrap()
     }
 
     #[test]
@@ -246,15 +265,24 @@ mod tests {
             "{\n  \"b\": [\n    1,\n    {}\n  ],\n  \"a\": \"é😀\"\n}"
         );
         assert_eq!(
-            render("{{ v | tojson(separators=(',', ':'), sort_keys=true) }}", v.clone()),
+            render(
+                "{{ v | tojson(separators=(',', ':'), sort_keys=true) }}",
+                v.clone()
+            ),
             r#"{"a":"é😀","b":[1,{}]}"#
         );
         assert_eq!(
             render("{{ v | tojson(ensure_ascii=true) }}", v.clone()),
             r#"{"b": [1, {}], "a": "\u00e9\ud83d\ude00"}"#
         );
-        assert_eq!(render("{{ v | tojson(indent='\t') }}", json!([1])), "[\n\t1\n]");
-        assert_eq!(render("{{ v | tojson(indent=0) }}", json!([1, 2])), "[\n1,\n2\n]");
+        assert_eq!(
+            render("{{ v | tojson(indent='\t') }}", json!([1])),
+            "[\n\t1\n]"
+        );
+        assert_eq!(
+            render("{{ v | tojson(indent=0) }}", json!([1, 2])),
+            "[\n1,\n2\n]"
+        );
     }
 
     #[test]

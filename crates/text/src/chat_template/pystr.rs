@@ -83,7 +83,11 @@ pub(crate) fn py_float_repr(f: f64) -> String {
         return if f > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     // Rust's `{:e}` prints the shortest round-trip digits, e.g. "-1.2345e2".
     let sci = format!("{f:e}");
@@ -126,7 +130,11 @@ pub(crate) fn py_float_repr(f: f64) -> String {
 /// Python's `repr(str)`: single quotes unless the text has `'` and no `"`; escapes for
 /// backslash, the quote, `\n`, `\r`, `\t` and other control characters.
 fn write_str_repr(s: &str, out: &mut String) {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     out.push(quote);
     for c in s.chars() {
         match c {
@@ -190,9 +198,13 @@ mod tests {
         assert_eq!(py_str(&Value::from("it's")), "it's");
         assert_eq!(py_str(&Value::from(3)), "3");
         assert_eq!(py_str(&Value::from(2.0)), "2.0");
-        let list = Value::from(minijinja::value::Serde(serde_json::json!([1, "a", null, false, "it's", "x\ny"])));
+        let list = Value::from(minijinja::value::Serde(serde_json::json!([
+            1, "a", null, false, "it's", "x\ny"
+        ])));
         assert_eq!(py_str(&list), r#"[1, 'a', None, False, "it's", 'x\ny']"#);
-        let map = Value::from(minijinja::value::Serde(serde_json::json!({"b": {"k": [1.5]}, "a": "\u{1}"})));
+        let map = Value::from(minijinja::value::Serde(
+            serde_json::json!({"b": {"k": [1.5]}, "a": "\u{1}"}),
+        ));
         assert_eq!(py_str(&map), r"{'b': {'k': [1.5]}, 'a': '\x01'}");
     }
 

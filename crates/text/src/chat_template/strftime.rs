@@ -4,10 +4,28 @@
 
 use std::fmt::Write;
 
-const DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+const DAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
 const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
 
 /// A broken-down UTC time.
@@ -76,7 +94,11 @@ pub(crate) fn strftime(format: &str, unix_secs: i64) -> String {
                 let _ = write!(out, "{v:0width$}");
             }
         };
-        let hour12 = if t.hour % 12 == 0 { 12 } else { t.hour % 12 };
+        let hour12 = if t.hour.is_multiple_of(12) {
+            12
+        } else {
+            t.hour % 12
+        };
         match spec {
             Some('Y') => num(&mut out, t.year, 4),
             Some('y') => num(&mut out, t.year.rem_euclid(100), 2),
@@ -126,7 +148,9 @@ pub(crate) fn strftime(format: &str, unix_secs: i64) -> String {
 pub(crate) fn system_clock() -> Option<i64> {
     #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
     {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
         i64::try_from(now.as_secs()).ok()
     }
     #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
@@ -144,8 +168,14 @@ mod tests {
         // 2024-07-26 13:05:09 UTC, a Friday.
         let t = 1_722_000_000 + 309;
         assert_eq!(strftime("%d %b %Y", t), "26 Jul 2024");
-        assert_eq!(strftime("%A %B %-d, %Y %H:%M:%S %p %I %j", t), "Friday July 26, 2024 13:25:09 PM 01 208");
-        assert_eq!(strftime("%F %T %z %Z %%", 0), "1970-01-01 00:00:00 +0000 UTC %");
+        assert_eq!(
+            strftime("%A %B %-d, %Y %H:%M:%S %p %I %j", t),
+            "Friday July 26, 2024 13:25:09 PM 01 208"
+        );
+        assert_eq!(
+            strftime("%F %T %z %Z %%", 0),
+            "1970-01-01 00:00:00 +0000 UTC %"
+        );
         assert_eq!(strftime("%a %u %w", 0), "Thu 4 4");
         // Leap day and the day after.
         assert_eq!(strftime("%Y-%m-%d %j", 951_782_400), "2000-02-29 060");
@@ -157,7 +187,10 @@ mod tests {
     #[test]
     fn civil_fields() {
         let c = civil_from_unix(1_735_689_599); // 2024-12-31 23:59:59
-        assert_eq!((c.year, c.month, c.day, c.hour, c.minute, c.second), (2024, 12, 31, 23, 59, 59));
+        assert_eq!(
+            (c.year, c.month, c.day, c.hour, c.minute, c.second),
+            (2024, 12, 31, 23, 59, 59)
+        );
         assert_eq!(c.yday, 366);
         assert_eq!(DAYS[c.weekday], "Tuesday");
     }

@@ -33,7 +33,11 @@ pub struct ObservationStream {
 impl ObservationStream {
     /// A stream for output generated with thinking on or off.
     pub fn new(thinking_enabled: bool) -> Self {
-        Self { reasoning: ReasoningSplitter::new(thinking_enabled), buf: String::new(), in_block: false }
+        Self {
+            reasoning: ReasoningSplitter::new(thinking_enabled),
+            buf: String::new(),
+            in_block: false,
+        }
     }
 
     /// Adds a chunk; returns the events it completes.
@@ -58,15 +62,27 @@ impl ObservationStream {
             }
         }
         loop {
-            let tag = if self.in_block { OBSERVATION_CLOSE } else { OBSERVATION_OPEN };
+            let tag = if self.in_block {
+                OBSERVATION_CLOSE
+            } else {
+                OBSERVATION_OPEN
+            };
             if let Some(pos) = self.buf.find(tag) {
                 let text: String = self.buf.drain(..pos + tag.len()).take(pos).collect();
                 self.text(&mut out, text);
-                out.push(if self.in_block { ObservationEvent::BlockEnd } else { ObservationEvent::BlockStart });
+                out.push(if self.in_block {
+                    ObservationEvent::BlockEnd
+                } else {
+                    ObservationEvent::BlockStart
+                });
                 self.in_block = !self.in_block;
                 continue;
             }
-            let keep = if at_end { 0 } else { partial_tag_len(&self.buf, &[tag]) };
+            let keep = if at_end {
+                0
+            } else {
+                partial_tag_len(&self.buf, &[tag])
+            };
             let text: String = self.buf.drain(..self.buf.len() - keep).collect();
             self.text(&mut out, text);
             return out;
@@ -75,7 +91,11 @@ impl ObservationStream {
 
     fn text(&self, out: &mut Vec<ObservationEvent>, text: String) {
         if !text.is_empty() {
-            out.push(if self.in_block { ObservationEvent::Observation(text) } else { ObservationEvent::Outside(text) });
+            out.push(if self.in_block {
+                ObservationEvent::Observation(text)
+            } else {
+                ObservationEvent::Outside(text)
+            });
         }
     }
 }
@@ -86,7 +106,8 @@ mod tests {
 
     #[test]
     fn events_in_order_across_chunk_splits() {
-        let text = "looks at ls</think>\n<predicted_observation>\nnotes.txt\n</predicted_observation>";
+        let text =
+            "looks at ls</think>\n<predicted_observation>\nnotes.txt\n</predicted_observation>";
         let expected = vec![
             ObservationEvent::Thinking("looks at ls".into()),
             ObservationEvent::Outside("\n".into()),
@@ -105,7 +126,9 @@ mod tests {
                 match (merged.last_mut(), e) {
                     (Some(ObservationEvent::Thinking(a)), ObservationEvent::Thinking(b))
                     | (Some(ObservationEvent::Observation(a)), ObservationEvent::Observation(b))
-                    | (Some(ObservationEvent::Outside(a)), ObservationEvent::Outside(b)) => a.push_str(&b),
+                    | (Some(ObservationEvent::Outside(a)), ObservationEvent::Outside(b)) => {
+                        a.push_str(&b)
+                    }
                     (_, e) => merged.push(e),
                 }
             }
@@ -119,9 +142,15 @@ mod tests {
         assert_eq!(s.push("<predicted_obs"), vec![]);
         assert_eq!(
             s.push("ervation>x"),
-            vec![ObservationEvent::BlockStart, ObservationEvent::Observation("x".into())]
+            vec![
+                ObservationEvent::BlockStart,
+                ObservationEvent::Observation("x".into())
+            ]
         );
         assert_eq!(s.push("</predicted"), vec![]);
-        assert_eq!(s.finish(), vec![ObservationEvent::Observation("</predicted".into())]);
+        assert_eq!(
+            s.finish(),
+            vec![ObservationEvent::Observation("</predicted".into())]
+        );
     }
 }

@@ -66,8 +66,15 @@ impl ReasoningSplitter {
     /// A splitter for output generated with thinking on (the prompt ended in `<think>\n`)
     /// or off.
     pub fn new(thinking_enabled: bool) -> Self {
-        let phase = if thinking_enabled { Phase::Reasoning } else { Phase::Undecided };
-        Self { phase, buf: String::new() }
+        let phase = if thinking_enabled {
+            Phase::Reasoning
+        } else {
+            Phase::Undecided
+        };
+        Self {
+            phase,
+            buf: String::new(),
+        }
     }
 
     /// Whether the reasoning has ended (everything from now on is content).
@@ -89,7 +96,9 @@ impl ReasoningSplitter {
         self.drain(true, &mut events);
         let rest = std::mem::take(&mut self.buf);
         match self.phase {
-            Phase::Reasoning | Phase::ToolCall => emit(&mut events, ReasoningEvent::Reasoning(rest)),
+            Phase::Reasoning | Phase::ToolCall => {
+                emit(&mut events, ReasoningEvent::Reasoning(rest))
+            }
             Phase::Undecided | Phase::Content => emit(&mut events, ReasoningEvent::Content(rest)),
         }
         events
@@ -100,7 +109,10 @@ impl ReasoningSplitter {
         loop {
             match self.phase {
                 Phase::Content => {
-                    emit(events, ReasoningEvent::Content(std::mem::take(&mut self.buf)));
+                    emit(
+                        events,
+                        ReasoningEvent::Content(std::mem::take(&mut self.buf)),
+                    );
                     return;
                 }
                 Phase::Undecided => {
@@ -130,7 +142,11 @@ impl ReasoningSplitter {
                         }
                     }
                     None => {
-                        let keep = if at_end { 0 } else { partial_tag_len(&self.buf, &REASONING_TAGS) };
+                        let keep = if at_end {
+                            0
+                        } else {
+                            partial_tag_len(&self.buf, &REASONING_TAGS)
+                        };
                         let ready: String = self.buf.drain(..self.buf.len() - keep).collect();
                         emit(events, ReasoningEvent::Reasoning(ready));
                         return;
@@ -197,7 +213,10 @@ mod tests {
     #[test]
     fn no_partial_tag_leaks() {
         let mut s = ReasoningSplitter::new(true);
-        assert_eq!(s.push("...think<"), vec![ReasoningEvent::Reasoning("...think".into())]);
+        assert_eq!(
+            s.push("...think<"),
+            vec![ReasoningEvent::Reasoning("...think".into())]
+        );
         assert_eq!(
             s.push("/think>\n<tool_call>x"),
             vec![ReasoningEvent::Content("\n<tool_call>x".into())]
@@ -208,13 +227,21 @@ mod tests {
     #[test]
     fn tool_call_waits_for_function_tag() {
         let mut s = ReasoningSplitter::new(true);
-        assert_eq!(s.push("go <tool_call>\n<func"), vec![ReasoningEvent::Reasoning("go ".into())]);
+        assert_eq!(
+            s.push("go <tool_call>\n<func"),
+            vec![ReasoningEvent::Reasoning("go ".into())]
+        );
         assert_eq!(
             s.push("tion=click>"),
-            vec![ReasoningEvent::Content("<tool_call>\n<function=click>".into())]
+            vec![ReasoningEvent::Content(
+                "<tool_call>\n<function=click>".into()
+            )]
         );
         let mut s = ReasoningSplitter::new(true);
-        assert_eq!(s.push("a <tool_call>"), vec![ReasoningEvent::Reasoning("a ".into())]);
+        assert_eq!(
+            s.push("a <tool_call>"),
+            vec![ReasoningEvent::Reasoning("a ".into())]
+        );
         assert_eq!(
             s.push("{\"name\"</think>b"),
             vec![
@@ -228,12 +255,18 @@ mod tests {
     fn disabled_thinking_waits_only_for_a_leading_think_tag() {
         let mut s = ReasoningSplitter::new(false);
         assert_eq!(s.push("\n<thi"), vec![]);
-        assert_eq!(s.push("nk>r</think>c"), vec![
-            ReasoningEvent::Reasoning("r".into()),
-            ReasoningEvent::Content("c".into())
-        ]);
+        assert_eq!(
+            s.push("nk>r</think>c"),
+            vec![
+                ReasoningEvent::Reasoning("r".into()),
+                ReasoningEvent::Content("c".into())
+            ]
+        );
         let mut s = ReasoningSplitter::new(false);
-        assert_eq!(s.push("\nClick"), vec![ReasoningEvent::Content("\nClick".into())]);
+        assert_eq!(
+            s.push("\nClick"),
+            vec![ReasoningEvent::Content("\nClick".into())]
+        );
         assert_eq!(s.finish(), vec![]);
     }
 
@@ -251,12 +284,20 @@ mod tests {
             for enabled in [true, false] {
                 let (r, c) = split_reasoning(text, enabled);
                 // Every split point, char-aligned, in two and three chunks.
-                let cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+                let cuts: Vec<usize> = text
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .chain([text.len()])
+                    .collect();
                 for &a in &cuts {
                     for &b in cuts.iter().filter(|b| **b >= a) {
                         let (sr, sc) = stream(&[&text[..a], &text[a..b], &text[b..]], enabled);
                         let norm = |s: &str| (!s.trim().is_empty()).then(|| s.trim().to_owned());
-                        assert_eq!((norm(&sr), norm(&sc)), (r.clone(), c.clone()), "{text:?} cut {a},{b}");
+                        assert_eq!(
+                            (norm(&sr), norm(&sc)),
+                            (r.clone(), c.clone()),
+                            "{text:?} cut {a},{b}"
+                        );
                     }
                 }
             }

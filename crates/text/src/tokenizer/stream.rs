@@ -25,7 +25,13 @@ pub struct DecodeStream<'a> {
 
 impl<'a> DecodeStream<'a> {
     pub(super) fn new(tokenizer: &'a Tokenizer, skip_special_tokens: bool) -> Self {
-        Self { tokenizer, skip_special_tokens, ids: Vec::new(), prefix: String::new(), prefix_index: 0 }
+        Self {
+            tokenizer,
+            skip_special_tokens,
+            ids: Vec::new(),
+            prefix: String::new(),
+            prefix_index: 0,
+        }
     }
 
     /// Adds one id; returns the text it completes, if any.
@@ -96,7 +102,10 @@ mod tests {
     fn multibyte_character_waits_for_its_last_byte() {
         // "é" is the bytes C3 A9, tokens "Ã" (8) and "©" (9).
         let (steps, rest) = run(&[6, 8, 9, 7], false);
-        assert_eq!(steps, vec![Some("ab".into()), None, Some("é".into()), Some(" a".into())]);
+        assert_eq!(
+            steps,
+            vec![Some("ab".into()), None, Some("é".into()), Some(" a".into())]
+        );
         assert_eq!(rest, None);
     }
 

@@ -24,7 +24,11 @@ pub(super) fn parse_block(after: &str) -> BlockOutcome {
         pos = skip_ws(after, pos);
         let rest = &after[pos..];
         if let Some(tail) = rest.strip_prefix(TOOL_CALL_CLOSE) {
-            return BlockOutcome { calls, consumed: after.len() - tail.len(), error: None };
+            return BlockOutcome {
+                calls,
+                consumed: after.len() - tail.len(),
+                error: None,
+            };
         }
         if rest.is_empty() {
             return BlockOutcome {
@@ -42,7 +46,9 @@ pub(super) fn parse_block(after: &str) -> BlockOutcome {
 /// Turns one JSON value into calls: an object, or a list of objects.
 fn collect_calls(value: Value, calls: &mut Vec<ToolCall>) -> Result<(), String> {
     match value {
-        Value::Array(items) => items.into_iter().try_for_each(|item| collect_calls(item, calls)),
+        Value::Array(items) => items
+            .into_iter()
+            .try_for_each(|item| collect_calls(item, calls)),
         Value::Object(mut object) => {
             let name = match object.remove("name") {
                 Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_owned(),
@@ -52,7 +58,10 @@ fn collect_calls(value: Value, calls: &mut Vec<ToolCall>) -> Result<(), String> 
                 .remove("arguments")
                 .or_else(|| object.remove("parameters"))
                 .unwrap_or_else(|| Value::Object(Default::default()));
-            calls.push(ToolCall { name, arguments: decode_string_arguments(arguments) });
+            calls.push(ToolCall {
+                name,
+                arguments: decode_string_arguments(arguments),
+            });
             Ok(())
         }
         other => Err(format!("expected a JSON object, found {other}")),
@@ -61,10 +70,10 @@ fn collect_calls(value: Value, calls: &mut Vec<ToolCall>) -> Result<(), String> 
 
 /// `"arguments": "{\"x\": 1}"` → `{"x": 1}`; strings that are not a JSON object stay strings.
 fn decode_string_arguments(arguments: Value) -> Value {
-    if let Value::String(s) = &arguments {
-        if let Ok(decoded @ Value::Object(_)) = serde_json::from_str::<Value>(s) {
-            return decoded;
-        }
+    if let Value::String(s) = &arguments
+        && let Ok(decoded @ Value::Object(_)) = serde_json::from_str::<Value>(s)
+    {
+        return decoded;
     }
     arguments
 }
@@ -72,7 +81,11 @@ fn decode_string_arguments(arguments: Value) -> Value {
 /// An unparseable block: it runs to the first `</tool_call>`, or to the end if there is none.
 fn fallback(after: &str, reason: String) -> BlockOutcome {
     match after.find(TOOL_CALL_CLOSE) {
-        Some(end) => BlockOutcome { calls: Vec::new(), consumed: end + TOOL_CALL_CLOSE.len(), error: Some(reason) },
+        Some(end) => BlockOutcome {
+            calls: Vec::new(),
+            consumed: end + TOOL_CALL_CLOSE.len(),
+            error: Some(reason),
+        },
         None => BlockOutcome {
             calls: Vec::new(),
             consumed: after.len(),
@@ -93,37 +106,66 @@ mod tests {
     use super::*;
 
     fn call(name: &str, arguments: Value) -> ToolCall {
-        ToolCall { name: name.into(), arguments }
+        ToolCall {
+            name: name.into(),
+            arguments,
+        }
     }
 
     #[test]
     fn glued_objects_and_lists() {
-        let p = parse_tool_calls(r#"<tool_call>{"name":"a","arguments":{}}{"name":"b","arguments":{"k":[1]}}</tool_call>"#);
-        assert_eq!(p.calls, vec![call("a", json!({})), call("b", json!({"k": [1]}))]);
-        let p = parse_tool_calls(r#"<tool_call>[{"name":"a"}, {"name":"b","parameters":{"x":2}}]</tool_call>"#);
-        assert_eq!(p.calls, vec![call("a", json!({})), call("b", json!({"x": 2}))]);
+        let p = parse_tool_calls(
+            r#"<tool_call>{"name":"a","arguments":{}}{"name":"b","arguments":{"k":[1]}}</tool_call>"#,
+        );
+        assert_eq!(
+            p.calls,
+            vec![call("a", json!({})), call("b", json!({"k": [1]}))]
+        );
+        let p = parse_tool_calls(
+            r#"<tool_call>[{"name":"a"}, {"name":"b","parameters":{"x":2}}]</tool_call>"#,
+        );
+        assert_eq!(
+            p.calls,
+            vec![call("a", json!({})), call("b", json!({"x": 2}))]
+        );
     }
 
     #[test]
     fn closing_tag_inside_a_string() {
-        let p = parse_tool_calls("<tool_call>\n{\"name\": \"say\", \"arguments\": {\"text\": \"write </tool_call> here\"}}\n</tool_call> after");
-        assert_eq!(p.calls, vec![call("say", json!({"text": "write </tool_call> here"}))]);
+        let p = parse_tool_calls(
+            "<tool_call>\n{\"name\": \"say\", \"arguments\": {\"text\": \"write </tool_call> here\"}}\n</tool_call> after",
+        );
+        assert_eq!(
+            p.calls,
+            vec![call("say", json!({"text": "write </tool_call> here"}))]
+        );
         assert_eq!(p.content, "after");
     }
 
     #[test]
     fn string_arguments_are_decoded_when_they_hold_an_object() {
-        let p = parse_tool_calls(r#"<tool_call>{"name": "a", "arguments": "{\"x\": 1}"}</tool_call><tool_call>{"name": "b", "arguments": "plain"}</tool_call>"#);
-        assert_eq!(p.calls, vec![call("a", json!({"x": 1})), call("b", json!("plain"))]);
+        let p = parse_tool_calls(
+            r#"<tool_call>{"name": "a", "arguments": "{\"x\": 1}"}</tool_call><tool_call>{"name": "b", "arguments": "plain"}</tool_call>"#,
+        );
+        assert_eq!(
+            p.calls,
+            vec![call("a", json!({"x": 1})), call("b", json!("plain"))]
+        );
     }
 
     #[test]
     fn bad_blocks_are_reported_and_skipped() {
-        let p = parse_tool_calls("<tool_call>{'name': 'a'}</tool_call>\n<tool_call>{\"name\": \"ok\"}</tool_call>\n<tool_call>{\"arguments\": {}}</tool_call>");
+        let p = parse_tool_calls(
+            "<tool_call>{'name': 'a'}</tool_call>\n<tool_call>{\"name\": \"ok\"}</tool_call>\n<tool_call>{\"arguments\": {}}</tool_call>",
+        );
         assert_eq!(p.calls, vec![call("ok", json!({}))]);
         assert_eq!(p.invalid.len(), 2);
         assert_eq!(p.invalid[0].raw, "<tool_call>{'name': 'a'}</tool_call>");
-        assert!(p.invalid[0].reason.starts_with("invalid JSON"), "{}", p.invalid[0].reason);
+        assert!(
+            p.invalid[0].reason.starts_with("invalid JSON"),
+            "{}",
+            p.invalid[0].reason
+        );
         assert!(p.invalid[1].reason.contains("name"));
         assert_eq!(p.content, "");
     }
@@ -132,7 +174,10 @@ mod tests {
     fn unterminated_blocks() {
         let p = parse_tool_calls("<tool_call>\n{\"name\": \"scroll\", \"argu");
         assert!(p.calls.is_empty());
-        assert_eq!(p.invalid[0].raw, "<tool_call>\n{\"name\": \"scroll\", \"argu");
+        assert_eq!(
+            p.invalid[0].raw,
+            "<tool_call>\n{\"name\": \"scroll\", \"argu"
+        );
         assert!(p.invalid[0].reason.starts_with("unterminated"));
         let p = parse_tool_calls("<tool_call>{\"name\": \"a\"}");
         assert!(p.calls.is_empty() && p.invalid[0].reason.starts_with("unterminated"));

@@ -22,7 +22,9 @@ impl ToolSchemas {
         let mut out = Self::default();
         for tool in tools {
             let function = tool.get("function").unwrap_or(tool);
-            let Some(name) = function.get("name").and_then(Value::as_str) else { continue };
+            let Some(name) = function.get("name").and_then(Value::as_str) else {
+                continue;
+            };
             let properties = function
                 .get("parameters")
                 .and_then(|p| p.get("properties"))
@@ -55,7 +57,11 @@ impl ToolSchemas {
 fn declared_types(spec: &Value) -> Vec<String> {
     match spec.get("type") {
         Some(Value::String(t)) => vec![t.clone()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
         _ => ["anyOf", "oneOf"]
             .iter()
             .filter_map(|k| spec.get(*k).and_then(Value::as_array))
@@ -73,11 +79,12 @@ fn convert_typed(raw: &str, types: &[String]) -> Value {
     for ty in types {
         let converted = match ty.as_str() {
             "integer" => text.parse::<i64>().ok().map(Value::from),
-            "number" => text
-                .parse::<i64>()
-                .ok()
-                .map(Value::from)
-                .or_else(|| text.parse::<f64>().ok().filter(|f| f.is_finite()).map(Value::from)),
+            "number" => text.parse::<i64>().ok().map(Value::from).or_else(|| {
+                text.parse::<f64>()
+                    .ok()
+                    .filter(|f| f.is_finite())
+                    .map(Value::from)
+            }),
             "boolean" => match text.to_ascii_lowercase().as_str() {
                 "true" => Some(Value::Bool(true)),
                 "false" => Some(Value::Bool(false)),
@@ -121,10 +128,17 @@ mod tests {
         assert_eq!(s.convert("f", "x", "3"), json!(3));
         assert_eq!(s.convert("f", "b", "True"), json!(true));
         assert_eq!(s.convert("f", "s", "123"), json!("123"));
-        assert_eq!(s.convert("f", "o", "{\"city\": \"Paris\"}"), json!({"city": "Paris"}));
+        assert_eq!(
+            s.convert("f", "o", "{\"city\": \"Paris\"}"),
+            json!({"city": "Paris"})
+        );
         assert_eq!(s.convert("f", "a", "[1, 2]"), json!([1, 2]));
         assert_eq!(s.convert("f", "maybe", "null"), json!(null));
-        assert_eq!(s.convert("f", "any", "7"), json!("7"), "a string branch keeps text");
+        assert_eq!(
+            s.convert("f", "any", "7"),
+            json!("7"),
+            "a string branch keeps text"
+        );
         assert_eq!(s.convert("f", "free", "7"), json!("7"));
         assert_eq!(s.convert("bare", "k", " 9 "), json!(9));
     }
@@ -137,6 +151,9 @@ mod tests {
         assert_eq!(s.convert("f", "x", "NaN"), json!("NaN"));
         assert_eq!(s.convert("f", "unknown", "1"), json!("1"));
         assert_eq!(s.convert("nope", "n", "1"), json!("1"));
-        assert_eq!(s.param_types("f", "maybe"), Some(&["integer".to_owned(), "null".to_owned()][..]));
+        assert_eq!(
+            s.param_types("f", "maybe"),
+            Some(&["integer".to_owned(), "null".to_owned()][..])
+        );
     }
 }

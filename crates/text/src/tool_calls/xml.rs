@@ -45,10 +45,16 @@ pub(super) fn parse_block(after: &str, schemas: &ToolSchemas) -> BlockOutcome {
             let param_name = param[..name_len].trim().to_owned();
             let value_start = pos + PARAM_OPEN.len() + name_len + 1;
             let Some((value_len, next)) = find_value_end(&after[value_start..]) else {
-                return invalid(after.len(), "unterminated tool call (parameter value runs to the end)");
+                return invalid(
+                    after.len(),
+                    "unterminated tool call (parameter value runs to the end)",
+                );
             };
             let value = strip_one_newline(&after[value_start..value_start + value_len]);
-            arguments.insert(param_name.clone(), schemas.convert(name, &param_name, value));
+            arguments.insert(
+                param_name.clone(),
+                schemas.convert(name, &param_name, value),
+            );
             pos = value_start + next;
         } else if let Some(tail) = rest.strip_prefix(FUNCTION_CLOSE) {
             // The function is complete; `</tool_call>` is optional after it.
@@ -72,7 +78,10 @@ pub(super) fn parse_block(after: &str, schemas: &ToolSchemas) -> BlockOutcome {
 
 fn complete(name: &str, arguments: Map<String, Value>, consumed: usize) -> BlockOutcome {
     BlockOutcome {
-        calls: vec![ToolCall { name: name.to_owned(), arguments: Value::Object(arguments) }],
+        calls: vec![ToolCall {
+            name: name.to_owned(),
+            arguments: Value::Object(arguments),
+        }],
         consumed,
         error: None,
     }
@@ -94,7 +103,10 @@ fn find_value_end(s: &str) -> Option<(usize, usize)> {
     let block_end = occurrences(s, TOOL_CALL_CLOSE)
         .find(|&i| s[..i].ends_with('\n'))
         .map(|i| (i, i));
-    [closed, next_param, function_end, block_end].into_iter().flatten().min()
+    [closed, next_param, function_end, block_end]
+        .into_iter()
+        .flatten()
+        .min()
 }
 
 /// What may follow a real `</parameter>`.
@@ -125,7 +137,9 @@ fn strip_one_newline(value: &str) -> &str {
 
 /// An invalid block runs to its `</tool_call>`, or to the end.
 fn block_end(after: &str) -> usize {
-    after.find(TOOL_CALL_CLOSE).map_or(after.len(), |i| i + TOOL_CALL_CLOSE.len())
+    after
+        .find(TOOL_CALL_CLOSE)
+        .map_or(after.len(), |i| i + TOOL_CALL_CLOSE.len())
 }
 
 fn skip_ws(s: &str, pos: usize) -> usize {
@@ -148,44 +162,81 @@ mod tests {
 
     #[test]
     fn multi_line_value_keeps_inner_whitespace() {
-        let call = one("<tool_call>\n<function=write_file>\n<parameter=path>\n/tmp/n.txt\n</parameter>\n<parameter=content>\nline one\n  indented two\n\n</parameter>\n</function>\n</tool_call>");
+        let call = one(
+            "<tool_call>\n<function=write_file>\n<parameter=path>\n/tmp/n.txt\n</parameter>\n<parameter=content>\nline one\n  indented two\n\n</parameter>\n</function>\n</tool_call>",
+        );
         assert_eq!(call.name, "write_file");
-        assert_eq!(call.arguments, json!({"path": "/tmp/n.txt", "content": "line one\n  indented two\n"}));
+        assert_eq!(
+            call.arguments,
+            json!({"path": "/tmp/n.txt", "content": "line one\n  indented two\n"})
+        );
     }
 
     #[test]
     fn closing_tags_quoted_inside_values() {
-        let call = one("<tool_call>\n<function=echo>\n<parameter=text>\nuse </parameter> and </function> literally\n</parameter>\n</function>\n</tool_call>");
-        assert_eq!(call.arguments, json!({"text": "use </parameter> and </function> literally"}));
+        let call = one(
+            "<tool_call>\n<function=echo>\n<parameter=text>\nuse </parameter> and </function> literally\n</parameter>\n</function>\n</tool_call>",
+        );
+        assert_eq!(
+            call.arguments,
+            json!({"text": "use </parameter> and </function> literally"})
+        );
     }
 
     #[test]
     fn forgotten_closing_tags() {
-        let call = one("<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\n2\n</function>\n</tool_call>");
+        let call = one(
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\n2\n</function>\n</tool_call>",
+        );
         assert_eq!(call.arguments, json!({"a": "1", "b": "2"}));
         let call = one("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</tool_call>");
         assert_eq!(call.arguments, json!({"a": "1"}));
-        let p = parse_tool_calls("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\nafter");
+        let p = parse_tool_calls(
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\nafter",
+        );
         assert_eq!((p.calls.len(), p.content.as_str()), (1, "after"));
     }
 
     #[test]
     fn dotted_names_no_parameters_and_typed_values() {
         let call = one("<tool_call>\n<function=browser.click-element>\n</function>\n</tool_call>");
-        assert_eq!((call.name.as_str(), call.arguments.clone()), ("browser.click-element", json!({})));
-        let schemas = ToolSchemas::from_tools(&[json!({"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}})]);
-        let p = parse_tool_calls_with("<tool_call>\n<function=f>\n<parameter=n>\n42\n</parameter>\n</function>\n</tool_call>", &schemas);
+        assert_eq!(
+            (call.name.as_str(), call.arguments.clone()),
+            ("browser.click-element", json!({}))
+        );
+        let schemas = ToolSchemas::from_tools(&[
+            json!({"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}),
+        ]);
+        let p = parse_tool_calls_with(
+            "<tool_call>\n<function=f>\n<parameter=n>\n42\n</parameter>\n</function>\n</tool_call>",
+            &schemas,
+        );
         assert_eq!(p.calls[0].arguments, json!({"n": 42}));
     }
 
     #[test]
     fn truncated_and_malformed_blocks_are_invalid() {
         for (text, reason) in [
-            ("<tool_call>\n<function=f>\n<parameter=a>\nhalf a val", "unterminated tool call (parameter value runs to the end)"),
-            ("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n", "unterminated tool call (no </function>)"),
-            ("<tool_call>\n<function=f", "unterminated <function=NAME> tag"),
-            ("<tool_call>\n<function=>\n</function></tool_call>", "empty function name"),
-            ("<tool_call>\n<function=f>\nstray text\n</function>\n</tool_call>", "unexpected text inside <function>"),
+            (
+                "<tool_call>\n<function=f>\n<parameter=a>\nhalf a val",
+                "unterminated tool call (parameter value runs to the end)",
+            ),
+            (
+                "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n",
+                "unterminated tool call (no </function>)",
+            ),
+            (
+                "<tool_call>\n<function=f",
+                "unterminated <function=NAME> tag",
+            ),
+            (
+                "<tool_call>\n<function=>\n</function></tool_call>",
+                "empty function name",
+            ),
+            (
+                "<tool_call>\n<function=f>\nstray text\n</function>\n</tool_call>",
+                "unexpected text inside <function>",
+            ),
         ] {
             let p = parse_tool_calls(text);
             assert!(p.calls.is_empty(), "{text:?}");
