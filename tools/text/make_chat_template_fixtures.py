@@ -226,6 +226,13 @@ CASES = [
         "add_generation_prompt": True,
     },
     {
+        "name": "content_as_list_of_parts",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "Describe this."}, {"type": "image_url", "image_url": {"url": "x.png"}}]},
+        ],
+        "add_generation_prompt": True,
+    },
+    {
         "name": "only_tool_messages",
         "messages": [
             {"role": "system", "content": SYSTEM},

@@ -218,6 +218,16 @@ mod tests {
     }
 
     #[test]
+    fn ids_outside_the_vocabulary_are_ignored() {
+        let tok = tiny();
+        assert_eq!(tok.decode(&[6, 999_999, 7], false).unwrap(), "ab a");
+        assert_eq!(tok.id_to_token(999_999), None);
+        let mut stream = tok.decode_stream(false);
+        assert_eq!(stream.step(999_999).unwrap(), None);
+        assert_eq!(stream.step(6).unwrap().as_deref(), Some("ab"));
+    }
+
+    #[test]
     fn stop_ids_are_chat_end_then_eot_then_extras_without_duplicates() {
         let tok = tiny();
         assert_eq!(tok.stop_token_ids(&[]), vec![10, 13]);
