@@ -6,7 +6,7 @@
 //! and how many real tokens each row has seen, which fixes the next positions.
 
 use burn::tensor::backend::Backend;
-use burn::tensor::Tensor;
+use burn::tensor::{Int, Tensor, TensorData};
 
 /// Keys and values of one full-attention layer.
 #[derive(Debug, Clone, Default)]
@@ -80,5 +80,43 @@ impl<B: Backend> ModelCache<B> {
     /// Positions cached so far (padding included).
     pub fn seq_len(&self) -> usize {
         self.key_valid.first().map_or(0, Vec::len)
+    }
+
+    /// Keeps only the given rows (in that order), dropping finished sequences from a batch.
+    ///
+    /// # Panics
+    /// If a row index is out of range (an internal invariant of the caller's bookkeeping).
+    pub fn retain(&mut self, rows: &[usize]) {
+        let batch = self.batch_size();
+        assert!(rows.iter().all(|&r| r < batch), "row out of range");
+        if rows.len() == batch && rows.iter().enumerate().all(|(i, &r)| i == r) {
+            return;
+        }
+        let device = match self.layers.first() {
+            Some(LayerCache::DeltaNet(s)) => s.conv.device(),
+            Some(LayerCache::Attention(KvCache { entries: Some((k, _)) })) => k.device(),
+            _ => return self.retain_host(rows),
+        };
+        let idx: Vec<i32> = rows.iter().map(|&r| r as i32).collect();
+        let idx = Tensor::<B, 1, Int>::from_data(TensorData::new(idx, [rows.len()]), &device);
+        for layer in &mut self.layers {
+            match layer {
+                LayerCache::Attention(kv) => {
+                    if let Some((k, v)) = kv.entries.take() {
+                        kv.entries = Some((k.select(0, idx.clone()), v.select(0, idx.clone())));
+                    }
+                }
+                LayerCache::DeltaNet(s) => {
+                    s.conv = s.conv.clone().select(0, idx.clone());
+                    s.recurrent = s.recurrent.clone().select(0, idx.clone());
+                }
+            }
+        }
+        self.retain_host(rows);
+    }
+
+    fn retain_host(&mut self, rows: &[usize]) {
+        self.key_valid = rows.iter().map(|&r| self.key_valid[r].clone()).collect();
+        self.next_position = rows.iter().map(|&r| self.next_position[r]).collect();
     }
 }

@@ -203,3 +203,23 @@ fn prefill_then_decode_equals_one_forward() {
     }
     assert_close("prefill + decode vs full", &ours, &expected);
 }
+
+/// Dropping a finished row from a batch leaves the other row's decode unchanged.
+#[test]
+fn retaining_rows_keeps_the_remaining_sequences_intact() {
+    let (model, _) = load("fused");
+    let reference = Reference::load();
+    let prompts = reference.rows("batch_prompts");
+    let batch = TokenBatch::left_padded(&prompts, 0);
+    let mut cache = model.new_cache(2, &Default::default());
+    let logits = model.forward_last(&batch, Some(&mut cache)).unwrap();
+    let mut tok = argmax(&rows_of(logits)[1]);
+    cache.retain(&[1]);
+    let mut out = vec![tok];
+    for _ in 0..31 {
+        let logits = model.forward_last(&TokenBatch::single(vec![tok]), Some(&mut cache)).unwrap();
+        tok = argmax(&rows_of(logits)[0]);
+        out.push(tok);
+    }
+    assert_eq!(out, reference.rows("greedy_batch")[1]);
+}

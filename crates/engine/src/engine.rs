@@ -1,0 +1,171 @@
+//! [`Engine`]: a loaded checkpoint with its tokenizer, chat template and stop tokens.
+
+use agentworld_model::loader::{self, LayoutReport};
+use agentworld_model::{Checkpoint, Qwen35Moe, Qwen35MoeConfig};
+use agentworld_text::{ChatTemplate, GenerationConfig, RenderOptions, Tokenizer};
+use burn::tensor::backend::Backend;
+use serde::Serialize;
+
+use crate::error::{EngineError, Result};
+use crate::files::{ModelCard, ModelFiles};
+
+/// A model ready to generate: weights on a device, tokenizer, chat template, stop ids.
+#[derive(Debug)]
+pub struct Engine<B: Backend> {
+    /// The network.
+    pub model: Qwen35Moe<B>,
+    /// Its configuration.
+    pub config: Qwen35MoeConfig,
+    /// The checkpoint's tokenizer.
+    pub tokenizer: Tokenizer,
+    /// The checkpoint's chat template.
+    pub template: ChatTemplate,
+    /// Ids that end generation (`<|im_end|>`, `<|endoftext|>`, config and generation-config eos).
+    pub stop_ids: Vec<u32>,
+    /// `generation_config.json`, or defaults.
+    pub generation_config: GenerationConfig,
+    /// `agentworld.json`, if the model has one.
+    pub card: Option<ModelCard>,
+    /// What the loader found in the checkpoint.
+    pub layout: LayoutReport,
+    pub(crate) device: B::Device,
+}
+
+impl<B: Backend> Engine<B> {
+    /// Loads a Hugging Face model directory (weights memory-mapped).
+    ///
+    /// `progress(done, total)` is called as tensors load.
+    ///
+    /// # Errors
+    /// Any missing or malformed file, named.
+    #[cfg(feature = "native")]
+    pub fn load_dir(
+        dir: &std::path::Path,
+        device: &B::Device,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Self> {
+        let (config, checkpoint) = loader::open_dir(dir)?;
+        let tokenizer_path = dir.join("tokenizer.json");
+        if !tokenizer_path.is_file() {
+            return Err(EngineError::File {
+                path: tokenizer_path.display().to_string(),
+                message: "missing: a model directory needs its tokenizer.json".into(),
+            });
+        }
+        let tokenizer = Tokenizer::from_file(&tokenizer_path)?;
+        let template = ChatTemplate::from_dir(dir)?;
+        let generation_config = match std::fs::read(dir.join("generation_config.json")) {
+            Ok(bytes) => GenerationConfig::from_bytes(&bytes)?,
+            Err(_) => GenerationConfig::default(),
+        };
+        let card = match std::fs::read_to_string(dir.join("agentworld.json")) {
+            Ok(text) => Some(serde_json::from_str(&text).map_err(|e| EngineError::File {
+                path: dir.join("agentworld.json").display().to_string(),
+                message: e.to_string(),
+            })?),
+            Err(_) => None,
+        };
+        Self::assemble(config, &checkpoint, tokenizer, template, generation_config, card, device, progress)
+    }
+
+    /// Loads a model from files held in memory (browser, embedded model, tests).
+    ///
+    /// # Errors
+    /// Any malformed file, named.
+    pub fn from_files(
+        files: &ModelFiles,
+        device: &B::Device,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Self> {
+        let config = Qwen35MoeConfig::from_json_str(&files.config_json, "config.json")?;
+        let checkpoint = Checkpoint::from_bytes(files.shards.clone(), files.index_json.as_deref())?;
+        let tokenizer = Tokenizer::from_bytes(&files.tokenizer_json)?;
+        let specials = match &files.tokenizer_config_json {
+            Some(bytes) => agentworld_text::special_tokens_from_tokenizer_config(bytes)?,
+            None => Vec::new(),
+        };
+        let template = match (&files.chat_template, &files.tokenizer_config_json) {
+            (Some(source), _) => ChatTemplate::new(source.clone())?.with_special_tokens(specials),
+            (None, Some(bytes)) => ChatTemplate::from_tokenizer_config(bytes)?,
+            (None, None) => {
+                return Err(EngineError::File {
+                    path: "chat_template.jinja".into(),
+                    message: "missing: neither chat_template.jinja nor tokenizer_config.json given"
+                        .into(),
+                });
+            }
+        };
+        let generation_config = match &files.generation_config_json {
+            Some(bytes) => GenerationConfig::from_bytes(bytes)?,
+            None => GenerationConfig::default(),
+        };
+        Self::assemble(
+            config,
+            &checkpoint,
+            tokenizer,
+            template,
+            generation_config,
+            files.card.clone(),
+            device,
+            progress,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        config: Qwen35MoeConfig,
+        checkpoint: &Checkpoint,
+        tokenizer: Tokenizer,
+        template: ChatTemplate,
+        generation_config: GenerationConfig,
+        card: Option<ModelCard>,
+        device: &B::Device,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Self> {
+        let (model, layout) = loader::load_model::<B>(checkpoint, &config, device, progress)?;
+        let mut extra: Vec<u32> = config.eos_token_ids();
+        extra.extend(&generation_config.eos_token_id);
+        let stop_ids = tokenizer.stop_token_ids(&extra);
+        Ok(Self {
+            model,
+            config,
+            tokenizer,
+            template,
+            stop_ids,
+            generation_config,
+            card,
+            layout,
+            device: device.clone(),
+        })
+    }
+
+    /// The device the weights live on.
+    pub fn device(&self) -> &B::Device {
+        &self.device
+    }
+
+    /// Longest sequence (prompt plus output) the model accepts.
+    pub fn max_context(&self) -> usize {
+        self.config.max_position_embeddings
+    }
+
+    /// Renders messages with the checkpoint's chat template, ending with the generation prompt.
+    ///
+    /// `enable_thinking` is passed to the template as is (`None`: the template's default).
+    ///
+    /// # Errors
+    /// [`EngineError::Text`] if the template rejects the conversation.
+    pub fn render_prompt<M: Serialize>(&self, messages: &[M], enable_thinking: Option<bool>) -> Result<String> {
+        let mut options = RenderOptions::new().with_generation_prompt(true);
+        options.enable_thinking = enable_thinking;
+        Ok(self.template.render(messages, &options)?)
+    }
+
+    /// Tokenizes a rendered prompt.
+    ///
+    /// # Errors
+    /// [`EngineError::Text`] on tokenizer failure.
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
+        Ok(self.tokenizer.encode(text)?)
+    }
+}
