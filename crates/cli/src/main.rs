@@ -1,1 +1,48 @@
-fn main() {}
+//! `agentworld`: run a language world model on real states, inspect checkpoints, make data,
+//! train the demo model and measure it.
+
+mod backend;
+mod cmd;
+mod display;
+mod endpoint;
+mod paths;
+mod progress;
+
+use clap::{Parser, Subcommand};
+
+/// A Rust engine for language world models (Qwen-AgentWorld and the built-in demo model).
+#[derive(Parser)]
+#[command(name = "agentworld", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Predict the next observation of a terminal, phone, browser or desktop after an action.
+    Simulate(cmd::simulate::Args),
+    /// Show a checkpoint's config, parameter counts and tensor layout without running it.
+    Inspect(cmd::inspect::Args),
+    /// Generate training transitions in the AgentWorldBench JSONL format.
+    Data(cmd::data::Args),
+    /// Train a world model (the demo recipe).
+    Train(cmd::train::Args),
+    /// Measure a model's fidelity on held-out transitions.
+    Eval(cmd::eval::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Simulate(args) => cmd::simulate::run(args),
+        Command::Inspect(args) => cmd::inspect::run(args),
+        Command::Data(args) => cmd::data::run(args),
+        Command::Train(args) => cmd::train::run(args),
+        Command::Eval(args) => cmd::eval::run(args),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

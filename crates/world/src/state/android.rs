@@ -48,6 +48,12 @@ pub struct Warning {
     pub message: String,
 }
 
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}, column {}: {}", self.line, self.column, self.message)
+    }
+}
+
 /// A tree read from text, with the warnings met on the way.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parsed {

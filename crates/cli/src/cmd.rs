@@ -1,0 +1,7 @@
+//! One module per subcommand.
+
+pub mod data;
+pub mod eval;
+pub mod inspect;
+pub mod simulate;
+pub mod train;

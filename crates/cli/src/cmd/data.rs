@@ -1,0 +1,72 @@
+//! `agentworld data`: real transitions for training, as AgentWorldBench JSONL rows.
+
+use std::path::PathBuf;
+
+use agentworld_train::recipe::{ANDROID_PROMPT, TERMINAL_PROMPT};
+use agentworld_world::data::android::Dump;
+use agentworld_world::data::{generate_android, generate_terminal, AndroidDataConfig, TerminalDataConfig};
+use agentworld_world::row::write_jsonl_file;
+use agentworld_world::{Domain, PromptSet, Split};
+use anyhow::{Context, Result};
+
+use crate::paths;
+
+/// Which generator.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Kind {
+    /// Commands run by real bash in throwaway sandbox directories.
+    Terminal,
+    /// Local edits on real Android UI dumps, computed exactly.
+    Android,
+}
+
+/// Arguments of `agentworld data`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// What to generate.
+    #[arg(value_enum)]
+    kind: Kind,
+    /// Output JSONL file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Rows to generate (about one in ten is held out).
+    #[arg(long, default_value_t = 200)]
+    n: usize,
+    /// Seed; the same seed gives the same rows.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Folder of uiautomator dumps (Android). Default: ../shared/cases/android.
+    #[arg(long)]
+    dumps: Option<PathBuf>,
+    /// System prompt style: `demo` (the short prompts the demo model is trained with) or
+    /// `full` (our full domain prompts).
+    #[arg(long, default_value = "demo")]
+    prompts: String,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let full = args.prompts == "full";
+    let rows = match args.kind {
+        Kind::Terminal => generate_terminal(&TerminalDataConfig {
+            n: args.n,
+            seed: args.seed,
+            system_prompt: if full { PromptSet::builtin().system_prompt(Domain::Terminal).into() } else { TERMINAL_PROMPT.into() },
+            ..Default::default()
+        })?,
+        Kind::Android => {
+            let dir = args.dumps.unwrap_or_else(paths::default_android_dumps);
+            let dumps = Dump::load_dir(&dir).with_context(|| format!("reading dumps from {}", dir.display()))?;
+            generate_android(&AndroidDataConfig {
+                n: args.n,
+                seed: args.seed,
+                dumps,
+                system_prompt: if full { PromptSet::builtin().system_prompt(Domain::Android).into() } else { ANDROID_PROMPT.into() },
+                ..Default::default()
+            })?
+        }
+    };
+    write_jsonl_file(&args.out, &rows)?;
+    let held = rows.iter().filter(|r| r.split == Some(Split::Test)).count();
+    eprintln!("wrote {} rows ({} held out) to {}", rows.len(), held, args.out.display());
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! `agentworld eval`: held-out fidelity of a model, beside the "state unchanged" baseline.
+
+use std::path::PathBuf;
+
+use agentworld_train::eval::{evaluate, summarise, DomainSummary};
+use agentworld_train::recipe::pick_eval_rows;
+use agentworld_world::row::read_jsonl_file;
+use anyhow::{Context, Result};
+
+use crate::backend::{dispatch, BackendKind, OnBackend};
+use crate::{paths, progress};
+
+/// Arguments of `agentworld eval`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Model directory. Default: the demo model.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Held-out rows (AgentWorldBench JSONL). Default: the model's heldout.jsonl.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Rows evaluated per domain (the first ones in the file).
+    #[arg(long, default_value_t = 100)]
+    rows: usize,
+    /// Rows generated together.
+    #[arg(long, default_value_t = 16)]
+    batch: usize,
+    /// Generation limit per row.
+    #[arg(long, default_value_t = 700)]
+    max_tokens: usize,
+    /// Also write every prediction as JSONL here.
+    #[arg(long)]
+    predictions: Option<PathBuf>,
+    /// Where the model runs.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    backend: BackendKind,
+}
+
+/// Prints the per-domain table and one machine-readable line per domain.
+pub fn print_table(summary: &[DomainSummary]) {
+    println!("| domain | rows | well-formed | exact | accuracy | baseline exact | baseline accuracy |");
+    println!("|---|---|---|---|---|---|---|");
+    for d in summary {
+        println!(
+            "| {} | {} | {:.1}% | {:.1}% | {:.1}% ({}) | {:.1}% | {:.1}% |",
+            d.domain,
+            d.rows,
+            100.0 * d.well_formed,
+            100.0 * d.exact,
+            100.0 * d.accuracy,
+            d.accuracy_kind,
+            100.0 * d.baseline_exact,
+            100.0 * d.baseline_accuracy
+        );
+    }
+    for d in summary {
+        println!(
+            "fidelity domain={} rows={} well_formed={:.4} exact={:.4} {}_accuracy={:.4} baseline_exact={:.4} baseline_{}_accuracy={:.4}",
+            d.domain, d.rows, d.well_formed, d.exact, d.accuracy_kind, d.accuracy, d.baseline_exact, d.accuracy_kind, d.baseline_accuracy
+        );
+    }
+}
+
+struct Job {
+    args: Args,
+    model: PathBuf,
+    rows: Vec<agentworld_world::Row>,
+}
+
+impl OnBackend for Job {
+    type Output = ();
+    fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<()> {
+        let engine = progress::load_engine::<B>(&self.model, &device)?;
+        let bar = progress::bar(self.rows.len() as u64, "evaluating");
+        let predictions = evaluate(&engine, &self.rows, self.args.batch, self.args.max_tokens, &mut |d, _| bar.set_position(d as u64))?;
+        bar.finish_and_clear();
+        if let Some(path) = &self.args.predictions {
+            let mut text = String::new();
+            for p in &predictions {
+                text.push_str(&serde_json::to_string(p)?);
+                text.push('\n');
+            }
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+        print_table(&summarise(&predictions));
+        Ok(())
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let model = args.model.clone().unwrap_or_else(paths::default_model);
+    let data = args.data.clone().unwrap_or_else(|| model.join("heldout.jsonl"));
+    let rows = read_jsonl_file(&data).with_context(|| format!("reading held-out rows from {}", data.display()))?;
+    let rows = pick_eval_rows(&rows, args.rows);
+    eprintln!("evaluating {} rows from {} on {}", rows.len(), data.display(), model.display());
+    dispatch(args.backend, Job { args, model, rows })
+}

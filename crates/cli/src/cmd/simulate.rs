@@ -1,0 +1,276 @@
+//! `agentworld simulate`: one world-model step. State + action in, thinking and the predicted
+//! observation out (streamed), optionally parsed into structured state (`--json`).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use agentworld_engine::{GenerateParams, ModelCard};
+use agentworld_model::sampling::SamplingParams;
+use agentworld_text::observation::{extract_observation, is_well_formed};
+use agentworld_world::messages::turn_prompt;
+use agentworld_world::state::android::{parse_compact, parse_xml, render_compact};
+use agentworld_world::state::terminal::TerminalScreen;
+use agentworld_world::{Domain, History, Message, PromptSet, Row, TurnAction};
+use serde_json::{json, Value};
+
+use crate::backend::{dispatch, BackendKind, OnBackend};
+use crate::display::Printer;
+use crate::{endpoint, paths, progress};
+
+/// Arguments of `agentworld simulate`.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+agentworld simulate --domain terminal --state examples/terminal/screen1.txt --action '[{\"keystrokes\": \"ls -l\\n\", \"duration\": 0.5}]'\n  \
+agentworld simulate --domain android --state examples/android/settings.xml --action examples/android/type_search.json --json\n  \
+agentworld simulate --endpoint http://127.0.0.1:8000 --domain web --state page.txt --action \"click('12')\"")]
+pub struct Args {
+    /// Domain: terminal, search, mcp, swe, web, android or os.
+    #[arg(long)]
+    domain: Domain,
+    /// The agent's action: JSON (keystroke list, tool call, Android action object) or text
+    /// (`click('12')`, pyautogui code); a path to a file holding it also works.
+    #[arg(long)]
+    action: String,
+    /// The current state (terminal screen, UI dump, accessibility tree, page), as a file.
+    #[arg(long)]
+    state: Option<PathBuf>,
+    /// Earlier turns, as an AgentWorldBench row (JSON or one JSONL line): its prompt/response
+    /// pairs become the history.
+    #[arg(long)]
+    history: Option<PathBuf>,
+    /// Model directory (Hugging Face layout). Default: the demo model in public/models.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Send the request to an OpenAI-compatible server (vLLM, SGLang, `agentworld serve`)
+    /// instead of running a local model, e.g. http://127.0.0.1:8000.
+    #[arg(long)]
+    endpoint: Option<String>,
+    /// Model name on the endpoint (default: the first one it lists).
+    #[arg(long)]
+    model_name: Option<String>,
+    /// A checkout of Qwen-AgentWorld's prompts/ folder (`<domain>/system_prompt.txt`) to use
+    /// instead of our own system prompts.
+    #[arg(long)]
+    prompts_dir: Option<PathBuf>,
+    /// Sampling temperature (0 = greedy). Default: greedy locally, 0.6 (the benchmark's) on an endpoint.
+    #[arg(long)]
+    temperature: Option<f32>,
+    /// Nucleus sampling mass.
+    #[arg(long, default_value_t = 1.0)]
+    top_p: f32,
+    /// Top-k cut-off (0 = off).
+    #[arg(long, default_value_t = 0)]
+    top_k: usize,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Most tokens to generate. Default: the model card's, else 4096.
+    #[arg(long)]
+    max_tokens: Option<usize>,
+    /// Print the parsed state as JSON on stdout (thinking and observation then go to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Where a local model runs.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    backend: BackendKind,
+}
+
+/// Reads `--action`: the text itself, or a file's content when it names a file.
+fn action_text(arg: &str) -> Result<String> {
+    let path = std::path::Path::new(arg);
+    if arg.len() < 4096 && !arg.contains('\n') && path.is_file() {
+        return std::fs::read_to_string(path).with_context(|| format!("reading action file {arg}"));
+    }
+    Ok(arg.to_string())
+}
+
+fn read_history(path: &std::path::Path) -> Result<Row> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let row: Row = serde_json::from_str(text.trim())
+        .or_else(|_| serde_json::from_str(first))
+        .with_context(|| format!("{}: not an AgentWorldBench row (task, id, prompt[], response[], turn_idx, ...)", path.display()))?;
+    if row.prompt.len() != row.response.len() {
+        bail!("{}: prompt has {} turns but response has {}", path.display(), row.prompt.len(), row.response.len());
+    }
+    Ok(row)
+}
+
+/// The state in the representation the model expects (the demo model reads Android trees in
+/// android-compact form).
+fn prepare_state(domain: Domain, text: String, card: Option<&ModelCard>) -> Result<String> {
+    let wants_compact = card.and_then(|c| c.state_formats.get(domain.as_str())).is_some_and(|f| f == "android-compact");
+    if domain == Domain::Android && wants_compact && text.trim_start().starts_with('<') {
+        let parsed = parse_xml(&text).context("the state looks like a UI dump but does not parse")?;
+        for w in &parsed.warnings {
+            eprintln!("note: state: {w}");
+        }
+        return Ok(render_compact(&parsed.tree));
+    }
+    Ok(text)
+}
+
+/// The observation parsed into structured state, for `--json`.
+fn parse_state(domain: Domain, observation: &str) -> Value {
+    match domain {
+        Domain::Terminal => json!(TerminalScreen::parse(observation)),
+        Domain::Android => {
+            let parsed = if observation.trim_start().starts_with('<') { parse_xml(observation) } else { parse_compact(observation) };
+            match parsed {
+                Ok(p) => json!({"tree": p.tree, "warnings": p.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>()}),
+                Err(e) => json!({"error": e.to_string()}),
+            }
+        }
+        _ => json!({"text": observation}),
+    }
+}
+
+struct Request {
+    domain: Domain,
+    messages: Vec<Message>,
+    args: Args,
+    card: Option<ModelCard>,
+    model_dir: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let domain = args.domain;
+    let action = TurnAction::parse(&action_text(&args.action)?);
+    let model_dir = args.model.clone().unwrap_or_else(paths::default_model);
+    let card: Option<ModelCard> = if args.endpoint.is_some() {
+        None
+    } else {
+        if !model_dir.join("config.json").is_file() {
+            bail!(
+                "no model at {}: pass --model DIR (a Hugging Face folder) or --endpoint URL, or build the demo model with `agentworld train demo`",
+                model_dir.display()
+            );
+        }
+        match std::fs::read_to_string(model_dir.join("agentworld.json")) {
+            Ok(t) => Some(serde_json::from_str(&t).with_context(|| format!("{}/agentworld.json", model_dir.display()))?),
+            Err(_) => None,
+        }
+    };
+    if let Some(c) = &card
+        && !c.domains.is_empty()
+        && !c.domains.iter().any(|d| d == domain.as_str())
+    {
+        eprintln!("warning: {} was trained on {} only; its {} predictions will be poor", c.name, c.domains.join(", "), domain.as_str());
+    }
+    let prompts = match (&args.prompts_dir, &card) {
+        (Some(dir), _) => PromptSet::from_dir(dir)?,
+        (None, Some(ModelCard { prompts_dir: Some(p), .. })) => PromptSet::from_dir(model_dir.join(p))?,
+        _ => PromptSet::builtin(),
+    };
+    let state = match &args.state {
+        Some(p) => Some(prepare_state(
+            domain,
+            std::fs::read_to_string(p).with_context(|| format!("reading state {}", p.display()))?,
+            card.as_ref(),
+        )?),
+        None => None,
+    };
+    let mut history = History::new(prompts.system_prompt(domain).to_string());
+    if let Some(path) = &args.history {
+        let row = read_history(path)?;
+        for (p, r) in row.prompt.iter().zip(&row.response) {
+            history.push(p.clone(), r.clone());
+        }
+    }
+    let prompt = turn_prompt(history.next_turn(), &action.to_block_text(), state.as_deref());
+    let messages = history.messages(&prompt);
+    let request = Request { domain, messages, card, model_dir, args };
+    let output = match request.args.endpoint.clone() {
+        Some(url) => run_endpoint(&request, &url)?,
+        None => dispatch(request.args.backend, &request)?,
+    };
+    finish(&request, &output)
+}
+
+/// Generated text plus stats.
+struct Output {
+    text: String,
+    tokens: Option<usize>,
+    secs: f64,
+}
+
+impl OnBackend for &Request {
+    type Output = Output;
+    fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<Output> {
+        let engine = progress::load_engine::<B>(&self.model_dir, &device)?;
+        let text = engine.render_prompt(&self.messages, None)?;
+        let ids = engine.encode(&text)?;
+        let max_tokens = self.args.max_tokens.or(self.card.as_ref().and_then(|c| c.max_new_tokens)).unwrap_or(4096);
+        let sampling = SamplingParams {
+            temperature: self.args.temperature.unwrap_or(0.0),
+            top_p: self.args.top_p,
+            top_k: self.args.top_k,
+            seed: self.args.seed,
+        };
+        eprintln!("prompt: {} tokens; model: {}", ids.len(), self.model_dir.display());
+        let mut printer = Printer::new(text.ends_with("<think>\n"), self.args.json);
+        let started = Instant::now();
+        let g = engine.generate(&ids, &GenerateParams { max_tokens, sampling }, &mut |t| printer.push(t))?;
+        printer.finish();
+        if g.finish_reason == agentworld_engine::FinishReason::Length {
+            eprintln!("note: stopped at --max-tokens {max_tokens}");
+        }
+        eprintln!(
+            "{} tokens in {:.2}s (prefill {:.2}s, decode {:.1} tok/s)",
+            g.token_ids.len(),
+            started.elapsed().as_secs_f64(),
+            g.prefill_secs,
+            g.decode_tokens_per_sec()
+        );
+        Ok(Output { text: g.text, tokens: Some(g.token_ids.len()), secs: started.elapsed().as_secs_f64() })
+    }
+}
+
+fn run_endpoint(request: &Request, url: &str) -> Result<Output> {
+    let model = match &request.args.model_name {
+        Some(m) => m.clone(),
+        None => endpoint::first_model(url)?,
+    };
+    let messages = serde_json::to_value(&request.messages)?;
+    let mut printer = Printer::new(true, request.args.json);
+    let started = Instant::now();
+    let completion = endpoint::stream_chat(
+        url,
+        &model,
+        &messages,
+        request.args.max_tokens.unwrap_or(4096),
+        request.args.temperature.unwrap_or(0.6),
+        Some(request.args.seed),
+        &mut |t| printer.push(t),
+    )?;
+    printer.finish();
+    let secs = started.elapsed().as_secs_f64();
+    match completion.completion_tokens {
+        Some(n) => eprintln!("{n} tokens in {secs:.2}s ({:.1} tok/s) from {model} at {url}", n as f64 / secs),
+        None => eprintln!("done in {secs:.2}s from {model} at {url}"),
+    }
+    Ok(Output { text: completion.text, tokens: completion.completion_tokens.map(|n| n as usize), secs })
+}
+
+fn finish(request: &Request, output: &Output) -> Result<()> {
+    let observation = extract_observation(&output.text);
+    let well_formed = is_well_formed(&output.text);
+    if !well_formed {
+        eprintln!("note: the output is not one closed <predicted_observation> block; showing what could be extracted");
+    }
+    if request.args.json {
+        let value = json!({
+            "domain": request.domain.as_str(),
+            "observation": observation,
+            "state": parse_state(request.domain, &observation),
+            "well_formed": well_formed,
+            "tokens": output.tokens,
+            "seconds": output.secs,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        println!();
+    }
+    Ok(())
+}

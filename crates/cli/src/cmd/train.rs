@@ -1,0 +1,90 @@
+//! `agentworld train demo`: the whole demo-model recipe in one command.
+
+use std::path::PathBuf;
+
+use agentworld_train::recipe::{build_demo, BuildEvent, DemoRecipe};
+use anyhow::{bail, Result};
+
+use crate::{paths, progress};
+
+/// Arguments of `agentworld train`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Recipe to run (only `demo` for now).
+    recipe: String,
+    /// Where to write the model directory.
+    #[arg(long)]
+    out: PathBuf,
+    /// Where to write the generated data and predictions. Default: `<out>.work`.
+    #[arg(long)]
+    work: Option<PathBuf>,
+    /// Folder of Android UI dumps. Default: ../shared/cases/android.
+    #[arg(long)]
+    dumps: Option<PathBuf>,
+    /// Optimizer steps (default: the recipe's).
+    #[arg(long)]
+    steps: Option<usize>,
+    /// Seed of data, weights and batch order (default: the recipe's).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Rows generated per domain (default: the recipe's).
+    #[arg(long)]
+    rows: Option<usize>,
+    /// Held-out rows evaluated per domain at the end (default: the recipe's).
+    #[arg(long)]
+    eval_rows: Option<usize>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if args.recipe != "demo" {
+        bail!("unknown recipe `{}`; available: demo", args.recipe);
+    }
+    let mut recipe = DemoRecipe::default();
+    if let Some(s) = args.steps {
+        recipe.train.steps = s;
+        recipe.train.warmup_steps = recipe.train.warmup_steps.min(s / 10 + 1);
+    }
+    if let Some(s) = args.seed {
+        recipe.seed = s;
+        recipe.train.seed = s;
+    }
+    if let Some(n) = args.rows {
+        recipe.terminal_rows = n;
+        recipe.android_rows = n;
+    }
+    if let Some(n) = args.eval_rows {
+        recipe.eval_rows_per_domain = n;
+    }
+    let work = args.work.unwrap_or_else(|| args.out.with_extension("work"));
+    let dumps = args.dumps.unwrap_or_else(paths::default_android_dumps);
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let summary = build_demo(&recipe, &dumps, &work, &args.out, &mut |event| match event {
+        BuildEvent::Phase(p) => {
+            if let Some(b) = bar.take() {
+                b.finish();
+            }
+            eprintln!("== {p}");
+        }
+        BuildEvent::Note(n) => eprintln!("   {n}"),
+        BuildEvent::Step(s, total) => {
+            let b = bar.get_or_insert_with(|| progress::bar(total as u64, "training"));
+            b.set_position(s.step as u64 + 1);
+            b.set_message(format!("loss {:.3} lr {:.1e}", s.loss, s.learning_rate));
+            if s.step % 25 == 0 || s.step + 1 == total {
+                let line = format!("step {:>5}  loss {:.4}  lr {:.2e}  {:>5} tok  {:>6.0}s", s.step, s.loss, s.learning_rate, s.tokens, s.elapsed_secs);
+                b.suspend(|| eprintln!("{line}"));
+            }
+        }
+        BuildEvent::Eval(done, total) => {
+            let b = bar.get_or_insert_with(|| progress::bar(total as u64, "evaluating"));
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    })?;
+    if let Some(b) = bar.take() {
+        b.finish();
+    }
+    eprintln!("model written to {} (training took {:.0}s)", summary.model_dir.display(), summary.train_secs);
+    crate::cmd::eval::print_table(&summary.evaluation);
+    Ok(())
+}

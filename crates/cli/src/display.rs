@@ -1,0 +1,79 @@
+//! Streaming a world model's output to the terminal: thinking (dimmed, on stderr) and the
+//! predicted observation (on stdout, or stderr when stdout is reserved for `--json`).
+
+use std::io::{IsTerminal, Write};
+
+use agentworld_text::observation::{ObservationEvent, ObservationStream};
+
+/// Routes text deltas to the right stream as they arrive.
+pub struct Printer {
+    stream: ObservationStream,
+    observation_to_stderr: bool,
+    dim: bool,
+    thinking_started: bool,
+}
+
+impl Printer {
+    /// `thinking`: whether the prompt opened a `<think>` block; `json`: stdout is reserved.
+    pub fn new(thinking: bool, json: bool) -> Self {
+        Self {
+            stream: ObservationStream::new(thinking),
+            observation_to_stderr: json,
+            dim: std::io::stderr().is_terminal(),
+            thinking_started: false,
+        }
+    }
+
+    /// Shows one text delta.
+    pub fn push(&mut self, delta: &str) {
+        let events = self.stream.push(delta);
+        self.show(events);
+    }
+
+    /// Flushes what is held back.
+    pub fn finish(&mut self) {
+        let events = self.stream.finish();
+        self.show(events);
+        if self.thinking_started {
+            self.thinking_started = false;
+        }
+        let _ = std::io::stdout().flush();
+    }
+
+    fn show(&mut self, events: Vec<ObservationEvent>) {
+        let mut err = std::io::stderr().lock();
+        for event in events {
+            match event {
+                ObservationEvent::Thinking(t) => {
+                    if !self.thinking_started {
+                        let _ = write!(err, "{}thinking: ", if self.dim { "\x1b[2m" } else { "" });
+                        self.thinking_started = true;
+                    } else if self.dim {
+                        let _ = write!(err, "\x1b[2m");
+                    }
+                    let _ = write!(err, "{t}{}", if self.dim { "\x1b[0m" } else { "" });
+                }
+                ObservationEvent::BlockStart => {
+                    if self.thinking_started {
+                        let _ = writeln!(err);
+                        self.thinking_started = false;
+                    }
+                    let _ = writeln!(err, "{}", if self.dim { "\x1b[2m── predicted observation ──\x1b[0m" } else { "── predicted observation ──" });
+                }
+                ObservationEvent::Observation(t) | ObservationEvent::Outside(t) => {
+                    if self.observation_to_stderr {
+                        let _ = write!(err, "{t}");
+                    } else {
+                        let mut out = std::io::stdout().lock();
+                        let _ = write!(out, "{t}");
+                        let _ = out.flush();
+                    }
+                }
+                ObservationEvent::BlockEnd => {
+                    let _ = writeln!(err, "{}", if self.dim { "\x1b[2m── end ──\x1b[0m" } else { "── end ──" });
+                }
+            }
+        }
+        let _ = err.flush();
+    }
+}

@@ -1,0 +1,24 @@
+//! Default locations inside a checkout of this repository.
+
+use std::path::PathBuf;
+
+/// The repository root this binary was built from.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The demo model shipped in the repository (`AGENTWORLD_MODEL` overrides it).
+pub fn default_model() -> PathBuf {
+    std::env::var_os("AGENTWORLD_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("public/models/agentworld-demo"))
+}
+
+/// Real Android UI dumps used to make training data (`AGENTWORLD_CASES` overrides the folder
+/// holding `android/`).
+pub fn default_android_dumps() -> PathBuf {
+    std::env::var_os("AGENTWORLD_CASES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("../shared/cases"))
+        .join("android")
+}

@@ -1,0 +1,132 @@
+//! From AgentWorldBench rows to token sequences with a loss mask, and length-bucketed batches.
+//!
+//! A row becomes exactly what the model sees at inference: the benchmark's infer-step messages
+//! rendered by the chat template with the generation prompt (which ends in `<think>\n`), then
+//! the target completion
+//! `{thinking}\n</think>\n\n<predicted_observation>\n{observation}\n</predicted_observation><|im_end|>`.
+//! The two parts are tokenized separately, exactly as a prompt is tokenized when serving, and
+//! the loss covers the completion only.
+
+use agentworld_text::{ChatTemplate, RenderOptions, Tokenizer};
+use agentworld_world::Row;
+use rand::seq::SliceRandom;
+use rand::{rngs::StdRng, SeedableRng};
+
+use crate::error::{Result, TrainError};
+
+/// One training sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Example {
+    /// Prompt and completion ids.
+    pub ids: Vec<u32>,
+    /// Index of the first completion token in `ids`.
+    pub completion_start: usize,
+    /// The row's domain (`terminal`, `android`, ...).
+    pub domain: String,
+    /// The row's id.
+    pub row_id: String,
+}
+
+/// The prompt text of a row: its infer-step messages through the chat template, generation
+/// prompt included.
+///
+/// # Errors
+/// [`TrainError::Data`] for a malformed row, [`TrainError::Text`] if the template fails.
+pub fn prompt_text(row: &Row, template: &ChatTemplate) -> Result<String> {
+    let messages = row.messages().map_err(|e| TrainError::Data(format!("row {}: {e}", row.id)))?;
+    Ok(template.render(&messages, &RenderOptions::new().with_generation_prompt(true))?)
+}
+
+/// The completion a row teaches: thinking, closing tag, the observation block, end of turn.
+///
+/// # Errors
+/// [`TrainError::Data`] for a row without a target.
+pub fn completion_text(row: &Row) -> Result<String> {
+    let observation = row.target_observation().map_err(|e| TrainError::Data(format!("row {}: {e}", row.id)))?;
+    let thinking = row.thinking.clone().unwrap_or_default();
+    Ok(format!(
+        "{thinking}\n</think>\n\n<predicted_observation>\n{}\n</predicted_observation><|im_end|>",
+        observation.trim_end_matches('\n')
+    ))
+}
+
+/// Tokenizes rows into examples.
+///
+/// # Errors
+/// A malformed row, a template or tokenizer failure.
+pub fn build_examples(rows: &[Row], tokenizer: &Tokenizer, template: &ChatTemplate) -> Result<Vec<Example>> {
+    rows.iter()
+        .map(|row| {
+            let mut ids = tokenizer.encode(&prompt_text(row, template)?)?;
+            let completion_start = ids.len();
+            ids.extend(tokenizer.encode(&completion_text(row)?)?);
+            let domain = row.task.rsplit('/').next().unwrap_or(&row.task).to_string();
+            Ok(Example { ids, completion_start, domain, row_id: row.id.clone() })
+        })
+        .collect()
+}
+
+/// Groups example indices into batches of similar length whose padded size
+/// (`rows * longest`) stays within `tokens_per_batch`, in a seeded random order.
+pub fn batches(examples: &[Example], tokens_per_batch: usize, seed: u64) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    let mut rng = StdRng::seed_from_u64(seed);
+    order.shuffle(&mut rng);
+    order.sort_by_key(|&i| examples[i].ids.len());
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for i in order {
+        let longest = examples[i].ids.len();
+        if !current.is_empty() && (current.len() + 1) * longest > tokens_per_batch {
+            out.push(std::mem::take(&mut current));
+        }
+        current.push(i);
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out.shuffle(&mut rng);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ex(len: usize) -> Example {
+        Example { ids: vec![1; len], completion_start: 1, domain: "terminal".into(), row_id: String::new() }
+    }
+
+    #[test]
+    fn batches_respect_the_token_budget_and_cover_everything_once() {
+        let examples: Vec<Example> = [10, 500, 20, 300, 300, 40, 1000, 15].iter().map(|&l| ex(l)).collect();
+        let b = batches(&examples, 1000, 3);
+        let mut seen: Vec<usize> = b.iter().flatten().copied().collect();
+        seen.sort();
+        assert_eq!(seen, (0..8).collect::<Vec<_>>());
+        for batch in &b {
+            let longest = batch.iter().map(|&i| examples[i].ids.len()).max().unwrap();
+            assert!(batch.len() == 1 || batch.len() * longest <= 1000, "{batch:?}");
+        }
+        assert_eq!(b, batches(&examples, 1000, 3), "same seed, same batches");
+    }
+
+    #[test]
+    fn the_generation_prompt_ends_where_the_completion_begins() {
+        let row = Row::from_turns(
+            agentworld_world::Domain::Terminal,
+            "t-1",
+            "You are a Terminal World Model.",
+            vec![("### Turn 1\n**Action:**\n```json\n[]\n```".into(), "**Environment Observation:**\n$ ".into())],
+        );
+        let mut row = row;
+        row.thinking = Some("Nothing runs.".into());
+        let template = ChatTemplate::agentworld();
+        let prompt = prompt_text(&row, &template).unwrap();
+        assert!(prompt.ends_with("<|im_start|>assistant\n<think>\n"), "{prompt:?}");
+        assert_eq!(
+            completion_text(&row).unwrap(),
+            "Nothing runs.\n</think>\n\n<predicted_observation>\n$ \n</predicted_observation><|im_end|>"
+        );
+    }
+}

@@ -1,0 +1,14 @@
+//! Trains agentworld's demo world model: real transitions in, a standard Hugging Face model
+//! directory out (config.json, model.safetensors, tokenizer.json, chat_template.jinja,
+//! agentworld.json), loadable by our loader and by transformers alike.
+#![warn(missing_docs)]
+
+pub mod dataset;
+pub mod error;
+pub mod eval;
+pub mod plot;
+pub mod recipe;
+pub mod tokenizer;
+pub mod trainer;
+
+pub use error::{Result, TrainError};
