@@ -14,10 +14,10 @@ pub fn default_model() -> PathBuf {
         .unwrap_or_else(|| repo_root().join("public/models/agentworld-demo"))
 }
 
-/// Real Android UI dumps used to make training data (`AGENTWORLD_CASES` overrides the folder
+/// Real Android UI dumps used to make training data (`AGENTWORLD_CASES_DIR` overrides the folder
 /// holding `android/`).
 pub fn default_android_dumps() -> PathBuf {
-    std::env::var_os("AGENTWORLD_CASES")
+    std::env::var_os("AGENTWORLD_CASES_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("../shared/cases"))
         .join("android")

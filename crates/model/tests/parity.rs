@@ -12,7 +12,11 @@ use agentworld_model::{Qwen35Moe, TokenBatch};
 use burn::tensor::Tensor;
 use serde_json::Value;
 
+/// burn-flex on the CPU, or wgpu (Vulkan) with `--features test-wgpu`.
+#[cfg(not(feature = "test-wgpu"))]
 type B = burn::backend::Flex;
+#[cfg(feature = "test-wgpu")]
+type B = burn::backend::Wgpu;
 
 const TOLERANCE: f32 = 1e-4;
 

@@ -214,7 +214,7 @@ pub fn build_demo(
         "rows_per_domain": recipe.eval_rows_per_domain,
         "max_tokens": recipe.eval_max_tokens,
         "domains": evaluation,
-        "command": "agentworld eval --model <dir>",
+        "command": "agentworld eval fidelity --model <dir>",
     });
     write(&card_path, serde_json::to_string_pretty(&card).expect("json"))?;
     let mut counts = std::collections::BTreeMap::new();

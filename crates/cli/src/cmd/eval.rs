@@ -13,6 +13,20 @@ use crate::{paths, progress};
 /// Arguments of `agentworld eval`.
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(subcommand)]
+    what: What,
+}
+
+/// What to evaluate.
+#[derive(clap::Subcommand)]
+enum What {
+    /// Fidelity on held-out transitions with rule-based metrics, beside the "state unchanged" baseline.
+    Fidelity(FidelityArgs),
+}
+
+/// Arguments of `agentworld eval fidelity`.
+#[derive(clap::Args)]
+pub struct FidelityArgs {
     /// Model directory. Default: the demo model.
     #[arg(long)]
     model: Option<PathBuf>,
@@ -62,7 +76,7 @@ pub fn print_table(summary: &[DomainSummary]) {
 }
 
 struct Job {
-    args: Args,
+    args: FidelityArgs,
     model: PathBuf,
     rows: Vec<agentworld_world::Row>,
 }
@@ -88,6 +102,12 @@ impl OnBackend for Job {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    match args.what {
+        What::Fidelity(a) => fidelity(a),
+    }
+}
+
+fn fidelity(args: FidelityArgs) -> Result<()> {
     let model = args.model.clone().unwrap_or_else(paths::default_model);
     let data = args.data.clone().unwrap_or_else(|| model.join("heldout.jsonl"));
     let rows = read_jsonl_file(&data).with_context(|| format!("reading held-out rows from {}", data.display()))?;

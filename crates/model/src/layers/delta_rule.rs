@@ -63,11 +63,18 @@ pub fn recurrent<B: Backend>(
     let mut state = state;
     let mut outputs = Vec::with_capacity(seq);
     for t in 0..seq {
-        let q_t = query.clone().slice([0..b, 0..h, t..t + 1, 0..dk]); // [b, h, 1, dk]
-        let k_t = key.clone().slice([0..b, 0..h, t..t + 1, 0..dk]);
-        let v_t = value.clone().slice([0..b, 0..h, t..t + 1, 0..dv]); // [b, h, 1, dv]
-        let g_t = g.clone().slice([0..b, 0..h, t..t + 1]).exp().unsqueeze_dim::<4>(3); // [b,h,1,1]
-        let beta_t = beta.clone().slice([0..b, 0..h, t..t + 1]).unsqueeze_dim::<4>(3);
+        // With one token (decode) the inputs are used whole, without a slice.
+        let step = |x: &Tensor<B, 4>, d: usize| {
+            if seq == 1 { x.clone() } else { x.clone().slice([0..b, 0..h, t..t + 1, 0..d]) }
+        };
+        let step3 = |x: &Tensor<B, 3>| {
+            if seq == 1 { x.clone() } else { x.clone().slice([0..b, 0..h, t..t + 1]) }
+        };
+        let q_t = step(&query, dk); // [b, h, 1, dk]
+        let k_t = step(&key, dk);
+        let v_t = step(&value, dv); // [b, h, 1, dv]
+        let g_t = step3(&g).exp().unsqueeze_dim::<4>(3); // [b, h, 1, 1]
+        let beta_t = step3(&beta).unsqueeze_dim::<4>(3);
         state = state * g_t;
         let kv_mem = k_t.clone().matmul(state.clone()); // [b, h, 1, dv] = S^T k
         let delta = (v_t - kv_mem) * beta_t;

@@ -120,12 +120,23 @@ impl<B: Backend> GatedDeltaNet<B> {
                 t.unsqueeze_dim::<5>(3).expand([batch, seq, hk, r, dk]).reshape([batch, seq, hv, dk])
             }
         };
+        // [b, s, h, ..] -> [b, h, s, ..]. For one token this is a reshape: burn 0.21's wgpu
+        // backend mis-handles some ops on the strided view swap_dims would make (wrong results
+        // for batch > 1 in decode), and a reshape of a contiguous tensor is free anyway.
+        let heads_first = |t: Tensor<B, 4>| {
+            let [b, s, h, d] = t.dims();
+            if s == 1 { t.reshape([b, h, 1, d]) } else { t.swap_dims(1, 2) }
+        };
+        let heads_first3 = |t: Tensor<B, 3>| {
+            let [b, s, h] = t.dims();
+            if s == 1 { t.reshape([b, h, 1]) } else { t.swap_dims(1, 2) }
+        };
         let input = DeltaRuleInput {
-            query: repeat(q).swap_dims(1, 2),
-            key: repeat(kk).swap_dims(1, 2),
-            value: v.swap_dims(1, 2),
-            g: g.swap_dims(1, 2),
-            beta: beta.swap_dims(1, 2),
+            query: heads_first(repeat(q)),
+            key: heads_first(repeat(kk)),
+            value: heads_first(v),
+            g: heads_first3(g),
+            beta: heads_first3(beta),
         };
         let s0 = match &state {
             Some(s) => s.recurrent.clone(),
@@ -141,7 +152,8 @@ impl<B: Backend> GatedDeltaNet<B> {
             state.conv = padded.slice([0..batch, len - (k - 1)..len, 0..conv_dim]);
             state.recurrent = s1;
         }
-        let o = self.norm.forward(o.swap_dims(1, 2), z); // [b, s, hv, dv]
+        let o = if seq == 1 { o.reshape([batch, 1, hv, dv]) } else { o.swap_dims(1, 2) };
+        let o = self.norm.forward(o, z); // [b, s, hv, dv]
         self.out_proj.forward(o.reshape([batch, seq, vd]))
     }
 

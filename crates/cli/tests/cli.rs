@@ -1,0 +1,196 @@
+//! The `agentworld` command as a user runs it: real binary, demo model, example states.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn agentworld(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agentworld"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn simulate_android_with_the_demo_model_returns_a_parsed_tree() {
+    let out = agentworld(&[
+        "simulate",
+        "--domain",
+        "android",
+        "--state",
+        "examples/android/settings.xml",
+        "--action",
+        "examples/android/type_search.json",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    assert_eq!(v["domain"], "android");
+    let nodes = v["state"]["tree"]["nodes"].as_array().map_or(0, Vec::len);
+    assert!(nodes > 5, "a UI tree with nodes: {v}");
+    assert!(v["well_formed"].as_bool().unwrap(), "{v}");
+    assert!(text(&out.stderr).contains("tok/s"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn simulate_terminal_streams_a_screen_ending_in_a_prompt() {
+    let out = agentworld(&[
+        "simulate",
+        "--domain",
+        "terminal",
+        "--state",
+        "examples/terminal/screen1.txt",
+        "--action",
+        r#"[{"keystrokes": "ls\n", "duration": 0.5}]"#,
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("thinking: "), "{stderr}");
+    let screen = text(&out.stdout);
+    assert!(screen.contains("user@sandbox:"), "a terminal screen: {screen:?}");
+}
+
+#[test]
+fn inspect_reports_layout_and_parameters() {
+    let out = agentworld(&["inspect"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("Gated DeltaNet") && s.contains("experts, top-2") && s.contains("active per token"), "{s}");
+    let out = agentworld(&["inspect", "--json", "--model", "crates/model/tests/fixtures/parity/composite"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["layout"]["prefix"], "model.language_model.");
+    assert_eq!(v["layout"]["shards"].as_array().unwrap().len(), 3);
+    let skipped = v["layout"]["skipped"].to_string();
+    assert!(skipped.contains("mtp") && skipped.contains("visual"), "{skipped}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_not_a_panic() {
+    let out = agentworld(&["simulate", "--domain", "fridge", "--action", "[]"]);
+    assert!(!out.status.success());
+    let e = text(&out.stderr);
+    assert!(e.contains("fridge") && e.contains("terminal"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+
+    let out = agentworld(&["simulate", "--domain", "terminal", "--action", "[]", "--model", "/nonexistent/model"]);
+    assert!(!out.status.success());
+    let e = text(&out.stderr);
+    assert!(e.contains("/nonexistent/model") && e.contains("--endpoint"), "{e}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("broken.xml");
+    std::fs::write(&state, "<hierarchy><node class=\"a\" bounds=\"[0,0][1,1]\"><node").unwrap();
+    let out = agentworld(&["simulate", "--domain", "android", "--action", "{\"action\":\"back\"}", "--state", state.to_str().unwrap()]);
+    let e = text(&out.stderr);
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn data_terminal_writes_agentworldbench_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("rows.jsonl");
+    let out = agentworld(&["data", "terminal", "--n", "12", "--seed", "3", "--out", out_file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&out_file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 12);
+    for r in &rows {
+        for field in ["task", "id", "prompt", "response", "current_prompt", "system_str", "turn_idx", "total_turns"] {
+            assert!(r.get(field).is_some(), "{field} missing in {r}");
+        }
+        assert_eq!(r["task"], "terminal");
+    }
+}
+
+/// A fake OpenAI-compatible server on loopback that streams reasoning then content, the way
+/// vLLM with `--reasoning-parser qwen3` does.
+fn fake_server() -> (String, std::thread::JoinHandle<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let mut seen_body = String::new();
+        for _ in 0..2 {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            if request_line.starts_with("GET /v1/models") {
+                let b = r#"{"object":"list","data":[{"id":"Qwen-AgentWorld-35B-A3B","object":"model"}]}"#;
+                write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}", b.len()).unwrap();
+            } else {
+                seen_body = String::from_utf8(body).unwrap();
+                let chunks = [
+                    r#"{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"The agent lists"}}]}"#,
+                    r#"{"choices":[{"index":0,"delta":{"reasoning_content":" files."}}]}"#,
+                    r#"{"choices":[{"index":0,"delta":{"content":"<predicted_observation>\nuser@sandbox:~$ ls\na.txt\n"}}]}"#,
+                    r#"{"choices":[{"index":0,"delta":{"content":"user@sandbox:~$ \n</predicted_observation>"}}]}"#,
+                    r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":21,"total_tokens":31}}"#,
+                ];
+                let mut sse = String::new();
+                for c in chunks {
+                    sse.push_str(&format!("data: {c}\n\n"));
+                }
+                sse.push_str("data: [DONE]\n\n");
+                write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{sse}", sse.len()).unwrap();
+            }
+        }
+        seen_body
+    });
+    (url, handle)
+}
+
+#[test]
+fn simulate_against_an_openai_compatible_endpoint() {
+    let (url, server) = fake_server();
+    let out = agentworld(&[
+        "simulate",
+        "--endpoint",
+        &url,
+        "--domain",
+        "terminal",
+        "--state",
+        "examples/terminal/screen1.txt",
+        "--action",
+        r#"[{"keystrokes": "ls\n", "duration": 0.5}]"#,
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["observation"], "user@sandbox:~$ ls\na.txt\nuser@sandbox:~$");
+    assert_eq!(v["tokens"], 21);
+    assert!(text(&out.stderr).contains("The agent lists files."), "{}", text(&out.stderr));
+    let body: serde_json::Value = serde_json::from_str(&server.join().unwrap()).unwrap();
+    assert_eq!(body["model"], "Qwen-AgentWorld-35B-A3B");
+    assert_eq!(body["stream"], true);
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    assert!(messages[0]["content"].as_str().unwrap().contains("Terminal World Model"));
+    let user = messages[1]["content"].as_str().unwrap();
+    assert!(user.starts_with("### Turn 1\n**Action:**\n```json\n") && user.contains("**Current State:**\nuser@sandbox:~$ ls"), "{user}");
+}
