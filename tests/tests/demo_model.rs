@@ -12,21 +12,40 @@ use agentworld_world::state::android::parse_compact;
 type B = burn::backend::Flex;
 
 fn engine() -> Engine<B> {
-    Engine::<B>::load_dir(&demo_model(), &Default::default(), &mut |_, _| {}).expect("the demo model loads")
+    Engine::<B>::load_dir(&demo_model(), &Default::default(), &mut |_, _| {})
+        .expect("the demo model loads")
 }
 
 #[test]
 fn the_demo_model_is_small_and_self_describing() {
     let dir = demo_model();
-    let weights = std::fs::metadata(dir.join("model.safetensors")).unwrap().len();
-    let total: u64 = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum();
-    assert!(total < 30 * 1024 * 1024, "demo model folder is {total} bytes");
+    let weights = std::fs::metadata(dir.join("model.safetensors"))
+        .unwrap()
+        .len();
+    let total: u64 = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(
+        total < 30 * 1024 * 1024,
+        "demo model folder is {total} bytes"
+    );
     assert!(weights > 1_000_000, "weights are {weights} bytes");
     let engine = engine();
     let card = engine.card.as_ref().expect("agentworld.json");
-    assert_eq!(card.state_formats.get("android").map(String::as_str), Some("android-compact"));
-    assert!(card.evaluation.is_some(), "held-out figures are recorded in the card");
-    assert!(engine.stop_ids.contains(&engine.tokenizer.token_to_id("<|im_end|>").unwrap()));
+    assert_eq!(
+        card.state_formats.get("android").map(String::as_str),
+        Some("android-compact")
+    );
+    assert!(
+        card.evaluation.is_some(),
+        "held-out figures are recorded in the card"
+    );
+    assert!(
+        engine
+            .stop_ids
+            .contains(&engine.tokenizer.token_to_id("<|im_end|>").unwrap())
+    );
 }
 
 #[test]
@@ -38,18 +57,38 @@ fn batched_generation_equals_one_at_a_time_and_is_deterministic() {
         .filter(|r| r.task == "android")
         .take(2)
         .chain(rows.iter().filter(|r| r.task == "terminal").take(1))
-        .map(|r| engine.encode(&prompt_text(r, &engine.template).unwrap()).unwrap())
+        .map(|r| {
+            engine
+                .encode(&prompt_text(r, &engine.template).unwrap())
+                .unwrap()
+        })
         .collect();
-    let params = GenerateParams { max_tokens: 60, sampling: SamplingParams::greedy() };
+    let params = GenerateParams {
+        max_tokens: 60,
+        sampling: SamplingParams::greedy(),
+    };
     let batched = engine.generate_batch(&prompts, &params).unwrap();
     for (p, b) in prompts.iter().zip(&batched) {
         let single = engine.generate(p, &params, &mut |_| {}).unwrap();
-        assert_eq!(single.token_ids, b.token_ids, "batched and single greedy runs agree");
+        assert_eq!(
+            single.token_ids, b.token_ids,
+            "batched and single greedy runs agree"
+        );
     }
     let again = engine.generate_batch(&prompts, &params).unwrap();
-    assert_eq!(batched.iter().map(|g| &g.token_ids).collect::<Vec<_>>(), again.iter().map(|g| &g.token_ids).collect::<Vec<_>>());
+    assert_eq!(
+        batched.iter().map(|g| &g.token_ids).collect::<Vec<_>>(),
+        again.iter().map(|g| &g.token_ids).collect::<Vec<_>>()
+    );
     // Seeded sampling is reproducible too.
-    let sampled = GenerateParams { max_tokens: 30, sampling: SamplingParams { temperature: 1.0, seed: 5, ..Default::default() } };
+    let sampled = GenerateParams {
+        max_tokens: 30,
+        sampling: SamplingParams {
+            temperature: 1.0,
+            seed: 5,
+            ..Default::default()
+        },
+    };
     let a = engine.generate(&prompts[0], &sampled, &mut |_| {}).unwrap();
     let b = engine.generate(&prompts[0], &sampled, &mut |_| {}).unwrap();
     assert_eq!(a.token_ids, b.token_ids);
@@ -59,10 +98,24 @@ fn batched_generation_equals_one_at_a_time_and_is_deterministic() {
 fn a_held_out_android_step_yields_a_parsable_ui_tree() {
     let engine = engine();
     let rows = read_jsonl_file(demo_model().join("heldout.jsonl")).unwrap();
-    let row = rows.iter().find(|r| r.task == "android").expect("held-out android rows");
-    let ids = engine.encode(&prompt_text(row, &engine.template).unwrap()).unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r.task == "android")
+        .expect("held-out android rows");
+    let ids = engine
+        .encode(&prompt_text(row, &engine.template).unwrap())
+        .unwrap();
     let mut streamed = String::new();
-    let g = engine.generate(&ids, &GenerateParams { max_tokens: 700, ..Default::default() }, &mut |t| streamed.push_str(t)).unwrap();
+    let g = engine
+        .generate(
+            &ids,
+            &GenerateParams {
+                max_tokens: 700,
+                ..Default::default()
+            },
+            &mut |t| streamed.push_str(t),
+        )
+        .unwrap();
     assert_eq!(streamed, g.text, "streamed text equals the final text");
     assert!(is_well_formed(&g.text), "{}", g.text);
     let observation = extract_observation(&g.text);

@@ -21,24 +21,56 @@ fn transformers_and_agentworld_agree_on_the_demo_model() {
     let engine = Engine::<B>::load_dir(&demo_model(), &Default::default(), &mut |_, _| {}).unwrap();
     let rows = read_jsonl_file(demo_model().join("heldout.jsonl")).unwrap();
     for case in fixture["cases"].as_array().unwrap() {
-        let row = rows.iter().find(|r| r.id == case["row_id"].as_str().unwrap()).expect("row still held out");
+        let row = rows
+            .iter()
+            .find(|r| r.id == case["row_id"].as_str().unwrap())
+            .expect("row still held out");
         let text = prompt_text(row, &engine.template).unwrap();
-        assert_eq!(text, case["prompt_text"].as_str().unwrap(), "chat template render");
+        assert_eq!(
+            text,
+            case["prompt_text"].as_str().unwrap(),
+            "chat template render"
+        );
         let ids = engine.encode(&text).unwrap();
-        let expected: Vec<u32> = case["prompt_ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        let expected: Vec<u32> = case["prompt_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as u32)
+            .collect();
         assert_eq!(ids, expected, "tokenizer");
 
-        let logits = engine.model.forward_last(&TokenBatch::single(ids.clone()), None).unwrap();
+        let logits = engine
+            .model
+            .forward_last(&TokenBatch::single(ids.clone()), None)
+            .unwrap();
         let logits = logits.into_data().to_vec::<f32>().unwrap();
         let top_ids = case["top_ids"].as_array().unwrap();
         let top_logits = case["top_logits"].as_array().unwrap();
         for (id, want) in top_ids.iter().zip(top_logits) {
             let got = logits[id.as_u64().unwrap() as usize] as f64;
             let want = want.as_f64().unwrap();
-            assert!((got - want).abs() < 1e-4, "logit of {id}: {got} vs transformers {want}");
+            assert!(
+                (got - want).abs() < 1e-4,
+                "logit of {id}: {got} vs transformers {want}"
+            );
         }
-        let greedy: Vec<u32> = case["greedy"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
-        let g = engine.generate(&ids, &GenerateParams { max_tokens: greedy.len(), ..Default::default() }, &mut |_| {}).unwrap();
+        let greedy: Vec<u32> = case["greedy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as u32)
+            .collect();
+        let g = engine
+            .generate(
+                &ids,
+                &GenerateParams {
+                    max_tokens: greedy.len(),
+                    ..Default::default()
+                },
+                &mut |_| {},
+            )
+            .unwrap();
         // transformers keeps generating past <|im_end|> only if eos is not set; compare the common part.
         let n = g.token_ids.len().min(greedy.len());
         assert!(n > 0);

@@ -18,7 +18,10 @@ pub trait OnBackend {
     /// What it returns.
     type Output;
     /// Runs on backend `B`.
-    fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> anyhow::Result<Self::Output>;
+    fn run<B: burn::tensor::backend::Backend>(
+        self,
+        device: B::Device,
+    ) -> anyhow::Result<Self::Output>;
 }
 
 /// Runs `job` on the backend `kind`, or says how to get that backend.

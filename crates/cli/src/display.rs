@@ -58,7 +58,15 @@ impl Printer {
                         let _ = writeln!(err);
                         self.thinking_started = false;
                     }
-                    let _ = writeln!(err, "{}", if self.dim { "\x1b[2m── predicted observation ──\x1b[0m" } else { "── predicted observation ──" });
+                    let _ = writeln!(
+                        err,
+                        "{}",
+                        if self.dim {
+                            "\x1b[2m── predicted observation ──\x1b[0m"
+                        } else {
+                            "── predicted observation ──"
+                        }
+                    );
                 }
                 ObservationEvent::Observation(t) | ObservationEvent::Outside(t) => {
                     if self.observation_to_stderr {
@@ -70,7 +78,15 @@ impl Printer {
                     }
                 }
                 ObservationEvent::BlockEnd => {
-                    let _ = writeln!(err, "{}", if self.dim { "\x1b[2m── end ──\x1b[0m" } else { "── end ──" });
+                    let _ = writeln!(
+                        err,
+                        "{}",
+                        if self.dim {
+                            "\x1b[2m── end ──\x1b[0m"
+                        } else {
+                            "── end ──"
+                        }
+                    );
                 }
             }
         }

@@ -9,8 +9,8 @@
 use std::io::{BufRead, BufReader};
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use serde_json::{json, Value};
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
 
 /// What a streamed chat completion produced.
 pub struct Completion {
@@ -72,11 +72,14 @@ pub fn stream_chat(
     let mut completion_tokens = None;
     for line in reader.lines() {
         let line = line.with_context(|| format!("reading the stream from {url}"))?;
-        let Some(data) = line.strip_prefix("data:").map(str::trim) else { continue };
+        let Some(data) = line.strip_prefix("data:").map(str::trim) else {
+            continue;
+        };
         if data == "[DONE]" {
             break;
         }
-        let chunk: Value = serde_json::from_str(data).with_context(|| format!("bad stream chunk: {data}"))?;
+        let chunk: Value =
+            serde_json::from_str(data).with_context(|| format!("bad stream chunk: {data}"))?;
         if let Some(err) = chunk.get("error") {
             bail!("server error: {err}");
         }
@@ -84,7 +87,9 @@ pub fn stream_chat(
             completion_tokens = Some(n);
         }
         let delta = &chunk["choices"][0]["delta"];
-        let reasoning = delta["reasoning_content"].as_str().or_else(|| delta["reasoning"].as_str());
+        let reasoning = delta["reasoning_content"]
+            .as_str()
+            .or_else(|| delta["reasoning"].as_str());
         if let Some(r) = reasoning.filter(|r| !r.is_empty()) {
             in_reasoning = true;
             text.push_str(r);
@@ -100,5 +105,8 @@ pub fn stream_chat(
             on_text(c);
         }
     }
-    Ok(Completion { text, completion_tokens })
+    Ok(Completion {
+        text,
+        completion_tokens,
+    })
 }

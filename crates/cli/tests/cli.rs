@@ -57,7 +57,10 @@ fn simulate_terminal_streams_a_screen_ending_in_a_prompt() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("thinking: "), "{stderr}");
     let screen = text(&out.stdout);
-    assert!(screen.contains("user@sandbox:"), "a terminal screen: {screen:?}");
+    assert!(
+        screen.contains("user@sandbox:"),
+        "a terminal screen: {screen:?}"
+    );
 }
 
 #[test]
@@ -65,13 +68,26 @@ fn inspect_reports_layout_and_parameters() {
     let out = agentworld(&["inspect"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
-    assert!(s.contains("Gated DeltaNet") && s.contains("experts, top-2") && s.contains("active per token"), "{s}");
-    let out = agentworld(&["inspect", "--json", "--model", "crates/model/tests/fixtures/parity/composite"]);
+    assert!(
+        s.contains("Gated DeltaNet")
+            && s.contains("experts, top-2")
+            && s.contains("active per token"),
+        "{s}"
+    );
+    let out = agentworld(&[
+        "inspect",
+        "--json",
+        "--model",
+        "crates/model/tests/fixtures/parity/composite",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["layout"]["prefix"], "model.language_model.");
     assert_eq!(v["layout"]["shards"].as_array().unwrap().len(), 3);
     let skipped = v["layout"]["skipped"].to_string();
-    assert!(skipped.contains("mtp") && skipped.contains("visual"), "{skipped}");
+    assert!(
+        skipped.contains("mtp") && skipped.contains("visual"),
+        "{skipped}"
+    );
 }
 
 #[test]
@@ -82,15 +98,38 @@ fn bad_input_gets_a_clear_error_not_a_panic() {
     assert!(e.contains("fridge") && e.contains("terminal"), "{e}");
     assert!(!e.contains("panicked"), "{e}");
 
-    let out = agentworld(&["simulate", "--domain", "terminal", "--action", "[]", "--model", "/nonexistent/model"]);
+    let out = agentworld(&[
+        "simulate",
+        "--domain",
+        "terminal",
+        "--action",
+        "[]",
+        "--model",
+        "/nonexistent/model",
+    ]);
     assert!(!out.status.success());
     let e = text(&out.stderr);
-    assert!(e.contains("/nonexistent/model") && e.contains("--endpoint"), "{e}");
+    assert!(
+        e.contains("/nonexistent/model") && e.contains("--endpoint"),
+        "{e}"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("broken.xml");
-    std::fs::write(&state, "<hierarchy><node class=\"a\" bounds=\"[0,0][1,1]\"><node").unwrap();
-    let out = agentworld(&["simulate", "--domain", "android", "--action", "{\"action\":\"back\"}", "--state", state.to_str().unwrap()]);
+    std::fs::write(
+        &state,
+        "<hierarchy><node class=\"a\" bounds=\"[0,0][1,1]\"><node",
+    )
+    .unwrap();
+    let out = agentworld(&[
+        "simulate",
+        "--domain",
+        "android",
+        "--action",
+        "{\"action\":\"back\"}",
+        "--state",
+        state.to_str().unwrap(),
+    ]);
     let e = text(&out.stderr);
     assert!(!e.contains("panicked"), "{e}");
 }
@@ -99,7 +138,16 @@ fn bad_input_gets_a_clear_error_not_a_panic() {
 fn data_terminal_writes_agentworldbench_rows() {
     let dir = tempfile::tempdir().unwrap();
     let out_file = dir.path().join("rows.jsonl");
-    let out = agentworld(&["data", "terminal", "--n", "12", "--seed", "3", "--out", out_file.to_str().unwrap()]);
+    let out = agentworld(&[
+        "data",
+        "terminal",
+        "--n",
+        "12",
+        "--seed",
+        "3",
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let rows: Vec<serde_json::Value> = std::fs::read_to_string(&out_file)
         .unwrap()
@@ -108,7 +156,16 @@ fn data_terminal_writes_agentworldbench_rows() {
         .collect();
     assert_eq!(rows.len(), 12);
     for r in &rows {
-        for field in ["task", "id", "prompt", "response", "current_prompt", "system_str", "turn_idx", "total_turns"] {
+        for field in [
+            "task",
+            "id",
+            "prompt",
+            "response",
+            "current_prompt",
+            "system_str",
+            "turn_idx",
+            "total_turns",
+        ] {
             assert!(r.get(field).is_some(), "{field} missing in {r}");
         }
         assert_eq!(r["task"], "terminal");
@@ -182,15 +239,31 @@ fn simulate_against_an_openai_compatible_endpoint() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["observation"], "user@sandbox:~$ ls\na.txt\nuser@sandbox:~$");
+    assert_eq!(
+        v["observation"],
+        "user@sandbox:~$ ls\na.txt\nuser@sandbox:~$"
+    );
     assert_eq!(v["tokens"], 21);
-    assert!(text(&out.stderr).contains("The agent lists files."), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("The agent lists files."),
+        "{}",
+        text(&out.stderr)
+    );
     let body: serde_json::Value = serde_json::from_str(&server.join().unwrap()).unwrap();
     assert_eq!(body["model"], "Qwen-AgentWorld-35B-A3B");
     assert_eq!(body["stream"], true);
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages[0]["role"], "system");
-    assert!(messages[0]["content"].as_str().unwrap().contains("Terminal World Model"));
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Terminal World Model")
+    );
     let user = messages[1]["content"].as_str().unwrap();
-    assert!(user.starts_with("### Turn 1\n**Action:**\n```json\n") && user.contains("**Current State:**\nuser@sandbox:~$ ls"), "{user}");
+    assert!(
+        user.starts_with("### Turn 1\n**Action:**\n```json\n")
+            && user.contains("**Current State:**\nuser@sandbox:~$ ls"),
+        "{user}"
+    );
 }

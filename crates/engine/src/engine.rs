@@ -65,7 +65,16 @@ impl<B: Backend> Engine<B> {
             })?),
             Err(_) => None,
         };
-        Self::assemble(config, &checkpoint, tokenizer, template, generation_config, card, device, progress)
+        Self::assemble(
+            config,
+            &checkpoint,
+            tokenizer,
+            template,
+            generation_config,
+            card,
+            device,
+            progress,
+        )
     }
 
     /// Loads a model from files held in memory (browser, embedded model, tests).
@@ -155,7 +164,11 @@ impl<B: Backend> Engine<B> {
     ///
     /// # Errors
     /// [`EngineError::Text`] if the template rejects the conversation.
-    pub fn render_prompt<M: Serialize>(&self, messages: &[M], enable_thinking: Option<bool>) -> Result<String> {
+    pub fn render_prompt<M: Serialize>(
+        &self,
+        messages: &[M],
+        enable_thinking: Option<bool>,
+    ) -> Result<String> {
         let mut options = RenderOptions::new().with_generation_prompt(true);
         options.enable_thinking = enable_thinking;
         Ok(self.template.render(messages, &options)?)

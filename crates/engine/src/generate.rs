@@ -7,10 +7,10 @@
 
 use std::time::Instant;
 
-use agentworld_model::sampling::{Sampler, SamplingParams};
 use agentworld_model::TokenBatch;
-use burn::tensor::backend::Backend;
+use agentworld_model::sampling::{Sampler, SamplingParams};
 use burn::tensor::Tensor;
+use burn::tensor::backend::Backend;
 
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
@@ -26,7 +26,10 @@ pub struct GenerateParams {
 
 impl Default for GenerateParams {
     fn default() -> Self {
-        Self { max_tokens: 512, sampling: SamplingParams::greedy() }
+        Self {
+            max_tokens: 512,
+            sampling: SamplingParams::greedy(),
+        }
     }
 }
 
@@ -61,7 +64,11 @@ impl Generation {
     /// Generated tokens per second after the first.
     pub fn decode_tokens_per_sec(&self) -> f64 {
         let n = self.token_ids.len().saturating_sub(1) as f64;
-        if self.decode_secs > 0.0 { n / self.decode_secs } else { 0.0 }
+        if self.decode_secs > 0.0 {
+            n / self.decode_secs
+        } else {
+            0.0
+        }
     }
 }
 
@@ -77,7 +84,8 @@ impl<B: Backend> Engine<B> {
         params: &GenerateParams,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Generation> {
-        let mut out = self.generate_batch_with(&[prompt.to_vec()], params, &mut |_, t| on_text(t))?;
+        let mut out =
+            self.generate_batch_with(&[prompt.to_vec()], params, &mut |_, t| on_text(t))?;
         Ok(out.remove(0))
     }
 
@@ -85,7 +93,11 @@ impl<B: Backend> Engine<B> {
     ///
     /// # Errors
     /// As [`Engine::generate`], for any of the prompts.
-    pub fn generate_batch(&self, prompts: &[Vec<u32>], params: &GenerateParams) -> Result<Vec<Generation>> {
+    pub fn generate_batch(
+        &self,
+        prompts: &[Vec<u32>],
+        params: &GenerateParams,
+    ) -> Result<Vec<Generation>> {
         self.generate_batch_with(prompts, params, &mut |_, _| {})
     }
 
@@ -118,12 +130,21 @@ impl<B: Backend> Engine<B> {
         let started = Instant::now();
         let n = prompts.len();
         let pad = self.stop_ids.first().copied().unwrap_or(0);
-        let batch = if n == 1 { TokenBatch::single(prompts[0].clone()) } else { TokenBatch::left_padded(prompts, pad) };
+        let batch = if n == 1 {
+            TokenBatch::single(prompts[0].clone())
+        } else {
+            TokenBatch::left_padded(prompts, pad)
+        };
         let mut cache = self.model.new_cache(n, &self.device);
         let mut logits = self.model.forward_last(&batch, Some(&mut cache))?;
 
         let mut samplers: Vec<Sampler> = (0..n)
-            .map(|r| Sampler::new(SamplingParams { seed: params.sampling.seed.wrapping_add(r as u64), ..params.sampling }))
+            .map(|r| {
+                Sampler::new(SamplingParams {
+                    seed: params.sampling.seed.wrapping_add(r as u64),
+                    ..params.sampling
+                })
+            })
             .collect();
         let mut streams: Vec<_> = (0..n).map(|_| self.tokenizer.decode_stream(true)).collect();
         let mut texts = vec![String::new(); n];
@@ -132,7 +153,10 @@ impl<B: Backend> Engine<B> {
         let mut active: Vec<usize> = (0..n).collect();
         let mut first_token_at = vec![0.0f64; n];
         let mut finished_at = vec![0.0f64; n];
-        let limits: Vec<usize> = prompts.iter().map(|p| params.max_tokens.min(context - p.len())).collect();
+        let limits: Vec<usize> = prompts
+            .iter()
+            .map(|p| params.max_tokens.min(context - p.len()))
+            .collect();
 
         loop {
             let next = self.pick(logits, &active, &mut samplers)?;
@@ -166,11 +190,17 @@ impl<B: Backend> Engine<B> {
                 break;
             }
             if still.len() != active.len() {
-                let keep: Vec<usize> = still.iter().map(|r| active.iter().position(|a| a == r).expect("active")).collect();
+                let keep: Vec<usize> = still
+                    .iter()
+                    .map(|r| active.iter().position(|a| a == r).expect("active"))
+                    .collect();
                 cache.retain(&keep);
             }
             active = still;
-            let step = TokenBatch { ids: fed.iter().map(|&t| vec![t]).collect(), valid: None };
+            let step = TokenBatch {
+                ids: fed.iter().map(|&t| vec![t]).collect(),
+                valid: None,
+            };
             logits = self.model.forward_last(&step, Some(&mut cache))?;
         }
 
@@ -193,13 +223,27 @@ impl<B: Backend> Engine<B> {
     }
 
     /// Chooses the next token of every active row from `[active, vocab]` logits.
-    fn pick(&self, logits: Tensor<B, 2>, active: &[usize], samplers: &mut [Sampler]) -> Result<Vec<u32>> {
+    fn pick(
+        &self,
+        logits: Tensor<B, 2>,
+        active: &[usize],
+        samplers: &mut [Sampler],
+    ) -> Result<Vec<u32>> {
         if active.iter().all(|&r| samplers[r].is_greedy()) {
-            let ids = logits.argmax(1).into_data().convert::<i64>().to_vec::<i64>().map_err(data_error)?;
+            let ids = logits
+                .argmax(1)
+                .into_data()
+                .convert::<i64>()
+                .to_vec::<i64>()
+                .map_err(data_error)?;
             return Ok(ids.into_iter().map(|i| i as u32).collect());
         }
         let vocab = logits.dims()[1];
-        let values = logits.into_data().convert::<f32>().to_vec::<f32>().map_err(data_error)?;
+        let values = logits
+            .into_data()
+            .convert::<f32>()
+            .to_vec::<f32>()
+            .map_err(data_error)?;
         Ok(active
             .iter()
             .enumerate()
@@ -209,5 +253,7 @@ impl<B: Backend> Engine<B> {
 }
 
 fn data_error(e: burn::tensor::DataError) -> EngineError {
-    EngineError::Request(format!("reading results back from the device failed: {e:?}"))
+    EngineError::Request(format!(
+        "reading results back from the device failed: {e:?}"
+    ))
 }

@@ -22,9 +22,16 @@ impl<B: Backend> KvCache<B> {
     /// # Shapes
     /// - key, value: `[batch, kv_heads, seq, head_dim]`
     /// - output: `[batch, kv_heads, past + seq, head_dim]` each
-    pub fn append(&mut self, key: Tensor<B, 4>, value: Tensor<B, 4>) -> (Tensor<B, 4>, Tensor<B, 4>) {
+    pub fn append(
+        &mut self,
+        key: Tensor<B, 4>,
+        value: Tensor<B, 4>,
+    ) -> (Tensor<B, 4>, Tensor<B, 4>) {
         let (k, v) = match self.entries.take() {
-            Some((k0, v0)) => (Tensor::cat(vec![k0, key], 2), Tensor::cat(vec![v0, value], 2)),
+            Some((k0, v0)) => (
+                Tensor::cat(vec![k0, key], 2),
+                Tensor::cat(vec![v0, value], 2),
+            ),
             None => (key, value),
         };
         self.entries = Some((k.clone(), v.clone()));
@@ -94,7 +101,9 @@ impl<B: Backend> ModelCache<B> {
         }
         let device = match self.layers.first() {
             Some(LayerCache::DeltaNet(s)) => s.conv.device(),
-            Some(LayerCache::Attention(KvCache { entries: Some((k, _)) })) => k.device(),
+            Some(LayerCache::Attention(KvCache {
+                entries: Some((k, _)),
+            })) => k.device(),
             _ => return self.retain_host(rows),
         };
         let idx: Vec<i32> = rows.iter().map(|&r| r as i32).collect();

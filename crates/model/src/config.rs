@@ -192,10 +192,17 @@ impl Qwen35MoeConfig {
             }
             None => root.clone(),
         };
-        let inner_type = text_value.get("model_type").and_then(Value::as_str).unwrap_or("");
+        let inner_type = text_value
+            .get("model_type")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let known = ["qwen3_5_moe", "qwen3_5_moe_text", ""];
         if !known.contains(&model_type) || !known.contains(&inner_type) {
-            let found = if inner_type.is_empty() { model_type } else { inner_type };
+            let found = if inner_type.is_empty() {
+                model_type
+            } else {
+                inner_type
+            };
             return Err(ModelError::config(
                 file,
                 format!(
@@ -260,7 +267,10 @@ impl Qwen35MoeConfig {
             ));
         }
         if self.hidden_act != "silu" {
-            return err(format!("`hidden_act` `{}` is not supported (only silu)", self.hidden_act));
+            return err(format!(
+                "`hidden_act` `{}` is not supported (only silu)",
+                self.hidden_act
+            ));
         }
         if self.attention_bias {
             return err("`attention_bias: true` is not supported by Qwen3.5-MoE".into());
@@ -334,7 +344,10 @@ impl Qwen35MoeConfig {
     pub fn eos_token_ids(&self) -> Vec<u32> {
         match &self.eos_token_id {
             Some(Value::Number(n)) => n.as_u64().map(|v| vec![v as u32]).unwrap_or_default(),
-            Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_u64().map(|v| v as u32)).collect(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|v| v.as_u64().map(|v| v as u32))
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -345,8 +358,14 @@ impl Qwen35MoeConfig {
         let mut v = serde_json::to_value(self).expect("config serialises");
         let obj = v.as_object_mut().expect("object");
         obj.insert("model_type".into(), "qwen3_5_moe_text".into());
-        obj.insert("architectures".into(), serde_json::json!(["Qwen3_5MoeForCausalLM"]));
-        obj.insert("layer_types".into(), serde_json::to_value(self.layer_types()).expect("ok"));
+        obj.insert(
+            "architectures".into(),
+            serde_json::json!(["Qwen3_5MoeForCausalLM"]),
+        );
+        obj.insert(
+            "layer_types".into(),
+            serde_json::to_value(self.layer_types()).expect("ok"),
+        );
         v
     }
 
@@ -358,8 +377,11 @@ impl Qwen35MoeConfig {
         let k = self.num_experts_per_tok as u64;
         let i = self.moe_intermediate_size as u64;
         let is = self.shared_expert_intermediate_size as u64;
-        let (hq, hkv, hd) =
-            (self.num_attention_heads as u64, self.num_key_value_heads as u64, self.head_dim as u64);
+        let (hq, hkv, hd) = (
+            self.num_attention_heads as u64,
+            self.num_key_value_heads as u64,
+            self.head_dim as u64,
+        );
         let (kd, vd, hv) = (
             self.linear_key_dim() as u64,
             self.linear_value_dim() as u64,
@@ -384,7 +406,11 @@ impl Qwen35MoeConfig {
             routed += e * expert;
         }
         let layers = self.num_hidden_layers as u64;
-        ParamCounts { total, active: total - routed + layers * k * expert, routed_experts: routed }
+        ParamCounts {
+            total,
+            active: total - routed + layers * k * expert,
+            routed_experts: routed,
+        }
     }
 }
 
@@ -439,22 +465,31 @@ mod tests {
         j.as_object_mut().unwrap().remove("num_experts");
         let err = Qwen35MoeConfig::from_json_str(&j.to_string(), "cfg/config.json").unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("cfg/config.json") && msg.contains("num_experts"), "{msg}");
+        assert!(
+            msg.contains("cfg/config.json") && msg.contains("num_experts"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn unsupported_values_are_errors() {
         let mut j = tiny_json();
         j["hidden_act"] = "gelu".into();
-        let msg = Qwen35MoeConfig::from_json_str(&j.to_string(), "x").unwrap_err().to_string();
+        let msg = Qwen35MoeConfig::from_json_str(&j.to_string(), "x")
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("hidden_act"), "{msg}");
         let mut j = tiny_json();
         j["model_type"] = "llama".into();
-        let msg = Qwen35MoeConfig::from_json_str(&j.to_string(), "x").unwrap_err().to_string();
+        let msg = Qwen35MoeConfig::from_json_str(&j.to_string(), "x")
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("llama"), "{msg}");
         let mut j = tiny_json();
         j["layer_types"] = serde_json::json!(["full_attention"]);
-        let msg = Qwen35MoeConfig::from_json_str(&j.to_string(), "x").unwrap_err().to_string();
+        let msg = Qwen35MoeConfig::from_json_str(&j.to_string(), "x")
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("layer_types"), "{msg}");
     }
 

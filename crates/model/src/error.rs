@@ -81,6 +81,9 @@ pub type Result<T> = std::result::Result<T, ModelError>;
 
 impl ModelError {
     pub(crate) fn config(file: &str, message: impl Into<String>) -> Self {
-        Self::Config { file: file.to_string(), message: message.into() }
+        Self::Config {
+            file: file.to_string(),
+            message: message.into(),
+        }
     }
 }

@@ -27,7 +27,10 @@ fn normal<B: Backend, const D: usize>(shape: [usize; D], device: &B::Device) -> 
 
 /// A bias-free linear layer `[d_in, d_out]` with `N(0, 0.02)` weights.
 pub fn linear<B: Backend>(d_in: usize, d_out: usize, device: &B::Device) -> Linear<B> {
-    Linear { weight: Param::from_tensor(normal([d_in, d_out], device)), bias: None }
+    Linear {
+        weight: Param::from_tensor(normal([d_in, d_out], device)),
+        bias: None,
+    }
 }
 
 impl<B: Backend> Qwen35Moe<B> {
@@ -44,8 +47,12 @@ impl<B: Backend> Qwen35Moe<B> {
             .map(|kind| DecoderLayer {
                 input_layernorm: RmsNorm1p::init(h, eps, device),
                 mixer: match kind {
-                    LayerType::LinearAttention => Mixer::LinearAttention(init_deltanet(config, device)),
-                    LayerType::FullAttention => Mixer::FullAttention(init_attention(config, device)),
+                    LayerType::LinearAttention => {
+                        Mixer::LinearAttention(init_deltanet(config, device))
+                    }
+                    LayerType::FullAttention => {
+                        Mixer::FullAttention(init_attention(config, device))
+                    }
                 },
                 post_attention_layernorm: RmsNorm1p::init(h, eps, device),
                 mlp: init_moe(config, device),
@@ -65,7 +72,12 @@ impl<B: Backend> Qwen35Moe<B> {
 }
 
 fn init_attention<B: Backend>(c: &Qwen35MoeConfig, device: &B::Device) -> GatedAttention<B> {
-    let (h, hq, hkv, hd) = (c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim);
+    let (h, hq, hkv, hd) = (
+        c.hidden_size,
+        c.num_attention_heads,
+        c.num_key_value_heads,
+        c.head_dim,
+    );
     GatedAttention {
         q_proj: linear(h, hq * hd * 2, device),
         k_proj: linear(h, hkv * hd, device),
@@ -81,7 +93,11 @@ fn init_attention<B: Backend>(c: &Qwen35MoeConfig, device: &B::Device) -> GatedA
 
 fn init_deltanet<B: Backend>(c: &Qwen35MoeConfig, device: &B::Device) -> GatedDeltaNet<B> {
     let h = c.hidden_size;
-    let (hv, vd, k) = (c.linear_num_value_heads, c.linear_value_dim(), c.linear_conv_kernel_dim);
+    let (hv, vd, k) = (
+        c.linear_num_value_heads,
+        c.linear_value_dim(),
+        c.linear_conv_kernel_dim,
+    );
     let conv_bound = 1.0 / (k as f64).sqrt();
     let a = Tensor::<B, 1>::random([hv], Distribution::Uniform(1.0, 16.0), device).log();
     GatedDeltaNet {
@@ -106,8 +122,12 @@ fn init_deltanet<B: Backend>(c: &Qwen35MoeConfig, device: &B::Device) -> GatedDe
 }
 
 fn init_moe<B: Backend>(c: &Qwen35MoeConfig, device: &B::Device) -> SparseMoe<B> {
-    let (h, e, i, is) =
-        (c.hidden_size, c.num_experts, c.moe_intermediate_size, c.shared_expert_intermediate_size);
+    let (h, e, i, is) = (
+        c.hidden_size,
+        c.num_experts,
+        c.moe_intermediate_size,
+        c.shared_expert_intermediate_size,
+    );
     SparseMoe {
         gate: linear(h, e, device),
         experts: Experts {

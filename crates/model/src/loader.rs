@@ -17,7 +17,7 @@ use burn::nn::{Embedding, Linear};
 use burn::tensor::backend::Backend;
 use burn::tensor::{Tensor, TensorData};
 
-pub use checkpoint::{decode_f32, Checkpoint};
+pub use checkpoint::{Checkpoint, decode_f32};
 
 use crate::config::{LayerType, Qwen35MoeConfig};
 use crate::error::{ModelError, Result};
@@ -73,7 +73,10 @@ impl LayoutReport {
                 hint: " (nor model.embed_tokens.weight: is this a Qwen3.5-MoE checkpoint?)".into(),
             })?
             .to_string();
-        let experts = if checkpoint.names().any(|n| n.ends_with("mlp.experts.gate_up_proj")) {
+        let experts = if checkpoint
+            .names()
+            .any(|n| n.ends_with("mlp.experts.gate_up_proj"))
+        {
             ExpertLayout::Fused
         } else {
             ExpertLayout::PerExpert
@@ -137,7 +140,10 @@ impl<B: Backend> Reader<'_, B> {
         let v = self.read(name, &[d_out, d_in])?;
         let t = transpose(&v, 1, d_out, d_in);
         let weight = Tensor::from_data(TensorData::new(t, [d_in, d_out]), self.device);
-        Ok(Linear { weight: Param::from_tensor(weight), bias: None })
+        Ok(Linear {
+            weight: Param::from_tensor(weight),
+            bias: None,
+        })
     }
 }
 
@@ -145,7 +151,10 @@ impl<B: Backend> Reader<'_, B> {
 fn transpose(v: &[f32], batch: usize, rows: usize, cols: usize) -> Vec<f32> {
     let mut out = vec![0.0; v.len()];
     for b in 0..batch {
-        let (src, dst) = (&v[b * rows * cols..(b + 1) * rows * cols], &mut out[b * rows * cols..(b + 1) * rows * cols]);
+        let (src, dst) = (
+            &v[b * rows * cols..(b + 1) * rows * cols],
+            &mut out[b * rows * cols..(b + 1) * rows * cols],
+        );
         for r in 0..rows {
             for c in 0..cols {
                 dst[c * rows + r] = src[r * cols + c];
@@ -168,15 +177,27 @@ pub fn load_model<B: Backend>(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Qwen35Moe<B>, LayoutReport)> {
     let mut report = LayoutReport::describe(checkpoint)?;
-    let total = checkpoint.names().filter(|n| skipped_group(n).is_none()).count();
-    let mut r = Reader::<B> { checkpoint, device, used: Default::default(), progress, total };
+    let total = checkpoint
+        .names()
+        .filter(|n| skipped_group(n).is_none())
+        .count();
+    let mut r = Reader::<B> {
+        checkpoint,
+        device,
+        used: Default::default(),
+        progress,
+        total,
+    };
     let p = report.prefix.clone();
     let (h, v) = (config.hidden_size, config.vocab_size);
 
     let embed = r.read(&format!("{p}embed_tokens.weight"), &[v, h])?;
     let embed = Tensor::<B, 2>::from_data(TensorData::new(embed, [v, h]), device);
     let lm_head = if config.tie_word_embeddings && !checkpoint.contains("lm_head.weight") {
-        Linear { weight: Param::from_tensor(embed.clone().transpose()), bias: None }
+        Linear {
+            weight: Param::from_tensor(embed.clone().transpose()),
+            bias: None,
+        }
     } else {
         r.linear("lm_head.weight", h, v)?
     };
@@ -184,11 +205,16 @@ pub fn load_model<B: Backend>(
     for (i, kind) in config.layer_types().into_iter().enumerate() {
         let lp = format!("{p}layers.{i}.");
         let mixer = match kind {
-            LayerType::LinearAttention => Mixer::LinearAttention(load_deltanet(&mut r, config, &lp)?),
+            LayerType::LinearAttention => {
+                Mixer::LinearAttention(load_deltanet(&mut r, config, &lp)?)
+            }
             LayerType::FullAttention => Mixer::FullAttention(load_attention(&mut r, config, &lp)?),
         };
         layers.push(DecoderLayer {
-            input_layernorm: RmsNorm1p::new(r.vector(&format!("{lp}input_layernorm.weight"), h)?, config.rms_norm_eps),
+            input_layernorm: RmsNorm1p::new(
+                r.vector(&format!("{lp}input_layernorm.weight"), h)?,
+                config.rms_norm_eps,
+            ),
             mixer,
             post_attention_layernorm: RmsNorm1p::new(
                 r.vector(&format!("{lp}post_attention_layernorm.weight"), h)?,
@@ -197,9 +223,14 @@ pub fn load_model<B: Backend>(
             mlp: load_moe(&mut r, config, &lp, report.experts)?,
         });
     }
-    let norm = RmsNorm1p::new(r.vector(&format!("{p}norm.weight"), h)?, config.rms_norm_eps);
+    let norm = RmsNorm1p::new(
+        r.vector(&format!("{p}norm.weight"), h)?,
+        config.rms_norm_eps,
+    );
     let model = Qwen35Moe {
-        embed_tokens: Embedding { weight: Param::initialized(ParamId::new(), embed) },
+        embed_tokens: Embedding {
+            weight: Param::initialized(ParamId::new(), embed),
+        },
         layers,
         norm,
         lm_head,
@@ -214,8 +245,17 @@ pub fn load_model<B: Backend>(
     Ok((model, report))
 }
 
-fn load_attention<B: Backend>(r: &mut Reader<'_, B>, c: &Qwen35MoeConfig, lp: &str) -> Result<GatedAttention<B>> {
-    let (h, hq, hkv, hd) = (c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim);
+fn load_attention<B: Backend>(
+    r: &mut Reader<'_, B>,
+    c: &Qwen35MoeConfig,
+    lp: &str,
+) -> Result<GatedAttention<B>> {
+    let (h, hq, hkv, hd) = (
+        c.hidden_size,
+        c.num_attention_heads,
+        c.num_key_value_heads,
+        c.head_dim,
+    );
     let a = format!("{lp}self_attn.");
     Ok(GatedAttention {
         q_proj: r.linear(&format!("{a}q_proj.weight"), h, hq * hd * 2)?,
@@ -230,9 +270,18 @@ fn load_attention<B: Backend>(r: &mut Reader<'_, B>, c: &Qwen35MoeConfig, lp: &s
     })
 }
 
-fn load_deltanet<B: Backend>(r: &mut Reader<'_, B>, c: &Qwen35MoeConfig, lp: &str) -> Result<GatedDeltaNet<B>> {
+fn load_deltanet<B: Backend>(
+    r: &mut Reader<'_, B>,
+    c: &Qwen35MoeConfig,
+    lp: &str,
+) -> Result<GatedDeltaNet<B>> {
     let h = c.hidden_size;
-    let (hv, vd, k, conv) = (c.linear_num_value_heads, c.linear_value_dim(), c.linear_conv_kernel_dim, c.linear_conv_dim());
+    let (hv, vd, k, conv) = (
+        c.linear_num_value_heads,
+        c.linear_value_dim(),
+        c.linear_conv_kernel_dim,
+        c.linear_conv_dim(),
+    );
     let a = format!("{lp}linear_attn.");
     let conv_w = r.read(&format!("{a}conv1d.weight"), &[conv, 1, k])?;
     Ok(GatedDeltaNet {
@@ -240,10 +289,16 @@ fn load_deltanet<B: Backend>(r: &mut Reader<'_, B>, c: &Qwen35MoeConfig, lp: &st
         in_proj_z: r.linear(&format!("{a}in_proj_z.weight"), h, vd)?,
         in_proj_b: r.linear(&format!("{a}in_proj_b.weight"), h, hv)?,
         in_proj_a: r.linear(&format!("{a}in_proj_a.weight"), h, hv)?,
-        conv1d: Param::from_tensor(Tensor::from_data(TensorData::new(conv_w, [conv, k]), r.device)),
+        conv1d: Param::from_tensor(Tensor::from_data(
+            TensorData::new(conv_w, [conv, k]),
+            r.device,
+        )),
         dt_bias: Param::from_tensor(r.vector(&format!("{a}dt_bias"), hv)?),
         a_log: Param::from_tensor(r.vector(&format!("{a}A_log"), hv)?),
-        norm: RmsNormGated::new(r.vector(&format!("{a}norm.weight"), c.linear_value_head_dim)?, c.rms_norm_eps),
+        norm: RmsNormGated::new(
+            r.vector(&format!("{a}norm.weight"), c.linear_value_head_dim)?,
+            c.rms_norm_eps,
+        ),
         out_proj: r.linear(&format!("{a}out_proj.weight"), vd, h)?,
         num_k_heads: c.linear_num_key_heads,
         num_v_heads: hv,
@@ -252,8 +307,18 @@ fn load_deltanet<B: Backend>(r: &mut Reader<'_, B>, c: &Qwen35MoeConfig, lp: &st
     })
 }
 
-fn load_moe<B: Backend>(r: &mut Reader<'_, B>, c: &Qwen35MoeConfig, lp: &str, layout: ExpertLayout) -> Result<SparseMoe<B>> {
-    let (h, e, i, is) = (c.hidden_size, c.num_experts, c.moe_intermediate_size, c.shared_expert_intermediate_size);
+fn load_moe<B: Backend>(
+    r: &mut Reader<'_, B>,
+    c: &Qwen35MoeConfig,
+    lp: &str,
+    layout: ExpertLayout,
+) -> Result<SparseMoe<B>> {
+    let (h, e, i, is) = (
+        c.hidden_size,
+        c.num_experts,
+        c.moe_intermediate_size,
+        c.shared_expert_intermediate_size,
+    );
     let m = format!("{lp}mlp.");
     let (gate_up, down) = match layout {
         ExpertLayout::Fused => {
@@ -284,8 +349,14 @@ fn load_moe<B: Backend>(r: &mut Reader<'_, B>, c: &Qwen35MoeConfig, lp: &str, la
     Ok(SparseMoe {
         gate: r.linear(&format!("{m}gate.weight"), h, e)?,
         experts: Experts {
-            gate_up_proj: Param::from_tensor(Tensor::from_data(TensorData::new(gate_up, [e, h, 2 * i]), r.device)),
-            down_proj: Param::from_tensor(Tensor::from_data(TensorData::new(down, [e, i, h]), r.device)),
+            gate_up_proj: Param::from_tensor(Tensor::from_data(
+                TensorData::new(gate_up, [e, h, 2 * i]),
+                r.device,
+            )),
+            down_proj: Param::from_tensor(Tensor::from_data(
+                TensorData::new(down, [e, i, h]),
+                r.device,
+            )),
         },
         shared_expert: SwiGluMlp {
             gate_proj: r.linear(&format!("{m}shared_expert.gate_proj.weight"), h, is)?,
@@ -304,8 +375,10 @@ fn load_moe<B: Backend>(r: &mut Reader<'_, B>, c: &Qwen35MoeConfig, lp: &str, la
 #[cfg(feature = "native")]
 pub fn open_dir(dir: &std::path::Path) -> Result<(Qwen35MoeConfig, Checkpoint)> {
     let path = dir.join("config.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| ModelError::Io { path: path.display().to_string(), source: e })?;
+    let text = std::fs::read_to_string(&path).map_err(|e| ModelError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })?;
     let config = Qwen35MoeConfig::from_json_str(&text, &path.display().to_string())?;
     Ok((config, Checkpoint::open_dir(dir)?))
 }

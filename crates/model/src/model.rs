@@ -33,7 +33,10 @@ pub struct TokenBatch {
 impl TokenBatch {
     /// One unpadded sequence.
     pub fn single(ids: Vec<u32>) -> Self {
-        Self { ids: vec![ids], valid: None }
+        Self {
+            ids: vec![ids],
+            valid: None,
+        }
     }
 
     /// Left-pads sequences of different lengths to a batch, with `pad_id` in the gaps.
@@ -41,13 +44,24 @@ impl TokenBatch {
         let len = seqs.iter().map(Vec::len).max().unwrap_or(0);
         let ids = seqs
             .iter()
-            .map(|s| std::iter::repeat_n(pad_id, len - s.len()).chain(s.iter().copied()).collect())
+            .map(|s| {
+                std::iter::repeat_n(pad_id, len - s.len())
+                    .chain(s.iter().copied())
+                    .collect()
+            })
             .collect();
         let valid = seqs
             .iter()
-            .map(|s| std::iter::repeat_n(false, len - s.len()).chain(std::iter::repeat_n(true, s.len())).collect())
+            .map(|s| {
+                std::iter::repeat_n(false, len - s.len())
+                    .chain(std::iter::repeat_n(true, s.len()))
+                    .collect()
+            })
             .collect();
-        Self { ids, valid: Some(valid) }
+        Self {
+            ids,
+            valid: Some(valid),
+        }
     }
 
     fn dims(&self) -> (usize, usize) {
@@ -99,7 +113,11 @@ impl<B: Backend> Qwen35Moe<B> {
                 }),
             })
             .collect();
-        ModelCache { layers, key_valid: vec![Vec::new(); batch], next_position: vec![0; batch] }
+        ModelCache {
+            layers,
+            key_valid: vec![Vec::new(); batch],
+            next_position: vec![0; batch],
+        }
     }
 
     /// Runs the decoder and returns the final-normed hidden states. With a cache, continues the
@@ -129,7 +147,10 @@ impl<B: Backend> Qwen35Moe<B> {
             Some(c) => c.next_position.clone(),
             None => vec![0; b],
         };
-        let valid = batch.valid.clone().unwrap_or_else(|| vec![vec![true; seq]; b]);
+        let valid = batch
+            .valid
+            .clone()
+            .unwrap_or_else(|| vec![vec![true; seq]; b]);
 
         // Positions count real tokens only (HF generate: cumsum(mask) - 1; padding gets 1).
         let mut positions = Vec::with_capacity(b * seq);
@@ -143,7 +164,8 @@ impl<B: Backend> Qwen35Moe<B> {
                 }
             }
         }
-        let positions = Tensor::<B, 2, Int>::from_data(TensorData::new(positions, [b, seq]), &device);
+        let positions =
+            Tensor::<B, 2, Int>::from_data(TensorData::new(positions, [b, seq]), &device);
         let rope = PartialRope::new(self.rotary_dim, self.rope_theta);
         let rope_tables = rope.tables(positions);
 
@@ -155,7 +177,11 @@ impl<B: Backend> Qwen35Moe<B> {
             for r in 0..b {
                 for t in 0..seq {
                     for j in 0..total {
-                        let key_ok = if j < past { past_valid[r][j] } else { valid[r][j - past] };
+                        let key_ok = if j < past {
+                            past_valid[r][j]
+                        } else {
+                            valid[r][j - past]
+                        };
                         hidden.push(!(key_ok && j <= past + t));
                     }
                 }
@@ -163,10 +189,19 @@ impl<B: Backend> Qwen35Moe<B> {
             Tensor::<B, 4, Bool>::from_data(TensorData::new(hidden, [b, 1, seq, total]), &device)
         });
         let padding = valid.iter().flatten().any(|v| !v).then(|| {
-            let f: Vec<f32> = valid.iter().flatten().map(|&v| if v { 1.0 } else { 0.0 }).collect();
+            let f: Vec<f32> = valid
+                .iter()
+                .flatten()
+                .map(|&v| if v { 1.0 } else { 0.0 })
+                .collect();
             Tensor::<B, 3>::from_data(TensorData::new(f, [b, seq, 1]), &device)
         });
-        let ctx = LayerContext { rope: &rope, rope_tables: &rope_tables, attention_mask, padding };
+        let ctx = LayerContext {
+            rope: &rope,
+            rope_tables: &rope_tables,
+            attention_mask,
+            padding,
+        };
 
         let flat: Vec<i32> = batch.ids.iter().flatten().map(|&t| t as i32).collect();
         let ids = Tensor::<B, 2, Int>::from_data(TensorData::new(flat, [b, seq]), &device);
@@ -197,7 +232,11 @@ impl<B: Backend> Qwen35Moe<B> {
     ///
     /// # Errors
     /// As [`Self::forward_hidden`].
-    pub fn forward(&self, batch: &TokenBatch, cache: Option<&mut ModelCache<B>>) -> Result<Tensor<B, 3>> {
+    pub fn forward(
+        &self,
+        batch: &TokenBatch,
+        cache: Option<&mut ModelCache<B>>,
+    ) -> Result<Tensor<B, 3>> {
         Ok(self.logits(self.forward_hidden(batch, cache)?))
     }
 
@@ -208,7 +247,11 @@ impl<B: Backend> Qwen35Moe<B> {
     ///
     /// # Errors
     /// As [`Self::forward_hidden`].
-    pub fn forward_last(&self, batch: &TokenBatch, cache: Option<&mut ModelCache<B>>) -> Result<Tensor<B, 2>> {
+    pub fn forward_last(
+        &self,
+        batch: &TokenBatch,
+        cache: Option<&mut ModelCache<B>>,
+    ) -> Result<Tensor<B, 2>> {
         let hidden = self.forward_hidden(batch, cache)?;
         let [b, seq, h] = hidden.dims();
         let last = hidden.slice([0..b, seq - 1..seq, 0..h]);
@@ -219,15 +262,22 @@ impl<B: Backend> Qwen35Moe<B> {
         let (b, seq) = batch.dims();
         let err = |m: String| Err(ModelError::Input(m));
         if b == 0 || seq == 0 {
-            return err("empty batch: at least one sequence of at least one token is needed".into());
+            return err(
+                "empty batch: at least one sequence of at least one token is needed".into(),
+            );
         }
         if let Some(r) = batch.ids.iter().position(|r| r.len() != seq) {
-            return err(format!("row {r} has {} tokens, row 0 has {seq}", batch.ids[r].len()));
+            return err(format!(
+                "row {r} has {} tokens, row 0 has {seq}",
+                batch.ids[r].len()
+            ));
         }
         let vocab = self.vocab_size();
         for (r, row) in batch.ids.iter().enumerate() {
             if let Some(t) = row.iter().find(|&&t| t as usize >= vocab) {
-                return err(format!("row {r}: token id {t} is outside the vocabulary ({vocab})"));
+                return err(format!(
+                    "row {r}: token id {t} is outside the vocabulary ({vocab})"
+                ));
             }
         }
         if let Some(valid) = &batch.valid
@@ -238,7 +288,10 @@ impl<B: Backend> Qwen35Moe<B> {
         if let Some(c) = cache
             && c.batch_size() != b
         {
-            return err(format!("cache holds {} sequences, batch has {b}", c.batch_size()));
+            return err(format!(
+                "cache holds {} sequences, batch has {b}",
+                c.batch_size()
+            ));
         }
         Ok(())
     }

@@ -22,7 +22,12 @@ pub struct SamplingParams {
 
 impl Default for SamplingParams {
     fn default() -> Self {
-        Self { temperature: 0.0, top_k: 0, top_p: 1.0, seed: 0 }
+        Self {
+            temperature: 0.0,
+            top_k: 0,
+            top_p: 1.0,
+            seed: 0,
+        }
     }
 }
 
@@ -54,7 +59,10 @@ pub fn argmax(logits: &[f32]) -> u32 {
 impl Sampler {
     /// A sampler with its generator seeded from `params.seed`.
     pub fn new(params: SamplingParams) -> Self {
-        Self { params, rng: StdRng::seed_from_u64(params.seed) }
+        Self {
+            params,
+            rng: StdRng::seed_from_u64(params.seed),
+        }
     }
 
     /// The settings.
@@ -73,7 +81,9 @@ impl Sampler {
             return argmax(logits);
         }
         let t = self.params.temperature;
-        let mut order: Vec<usize> = (0..logits.len()).filter(|&i| logits[i].is_finite()).collect();
+        let mut order: Vec<usize> = (0..logits.len())
+            .filter(|&i| logits[i].is_finite())
+            .collect();
         if order.is_empty() {
             return argmax(logits);
         }
@@ -82,7 +92,10 @@ impl Sampler {
             order.truncate(self.params.top_k);
         }
         let max = logits[order[0]] / t;
-        let mut probs: Vec<f64> = order.iter().map(|&i| ((logits[i] / t - max) as f64).exp()).collect();
+        let mut probs: Vec<f64> = order
+            .iter()
+            .map(|&i| ((logits[i] / t - max) as f64).exp())
+            .collect();
         let sum: f64 = probs.iter().sum();
         probs.iter_mut().for_each(|p| *p /= sum);
         if self.params.top_p < 1.0 {
@@ -123,7 +136,11 @@ mod tests {
 
     #[test]
     fn top_k_one_is_greedy_even_when_hot() {
-        let mut s = Sampler::new(SamplingParams { temperature: 5.0, top_k: 1, ..Default::default() });
+        let mut s = Sampler::new(SamplingParams {
+            temperature: 5.0,
+            top_k: 1,
+            ..Default::default()
+        });
         for _ in 0..20 {
             assert_eq!(s.sample(&[0.0, 1.0, 0.5]), 1);
         }
@@ -133,7 +150,12 @@ mod tests {
     fn top_p_keeps_only_the_nucleus() {
         // probabilities ~ [0.64, 0.24, 0.09, 0.03]: top_p 0.8 keeps the first two.
         let logits = [3.0f32, 2.0, 1.0, 0.0];
-        let mut s = Sampler::new(SamplingParams { temperature: 1.0, top_p: 0.8, seed: 7, ..Default::default() });
+        let mut s = Sampler::new(SamplingParams {
+            temperature: 1.0,
+            top_p: 0.8,
+            seed: 7,
+            ..Default::default()
+        });
         let mut seen = [0usize; 4];
         for _ in 0..2000 {
             seen[s.sample(&logits) as usize] += 1;
@@ -145,7 +167,11 @@ mod tests {
     #[test]
     fn same_seed_same_draws() {
         let logits: Vec<f32> = (0..50).map(|i| (i as f32 * 0.37).sin()).collect();
-        let p = SamplingParams { temperature: 1.0, seed: 42, ..Default::default() };
+        let p = SamplingParams {
+            temperature: 1.0,
+            seed: 42,
+            ..Default::default()
+        };
         let (mut a, mut b) = (Sampler::new(p), Sampler::new(p));
         let xs: Vec<u32> = (0..30).map(|_| a.sample(&logits)).collect();
         let ys: Vec<u32> = (0..30).map(|_| b.sample(&logits)).collect();

@@ -8,7 +8,8 @@ type B = burn::backend::Flex;
 #[test]
 fn exported_checkpoint_loads_back_with_identical_logits() {
     let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parity/fused/config.json"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/parity/fused/config.json"),
     )
     .unwrap();
     let config = Qwen35MoeConfig::from_json_str(&text, "config.json").unwrap();
@@ -17,13 +18,27 @@ fn exported_checkpoint_loads_back_with_identical_logits() {
     let dir = tempfile::tempdir().unwrap();
     let bytes = export::to_safetensors(&model, export::ExportDtype::F32).unwrap();
     std::fs::write(dir.path().join("model.safetensors"), bytes).unwrap();
-    std::fs::write(dir.path().join("config.json"), config.to_hf_json().to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("config.json"),
+        config.to_hf_json().to_string(),
+    )
+    .unwrap();
     let (config2, ck) = loader::open_dir(dir.path()).unwrap();
     assert_eq!(config2.layer_types(), config.layer_types());
     let (loaded, report) = loader::load_model::<B>(&ck, &config2, &device, &mut |_, _| {}).unwrap();
     assert!(report.unused.is_empty());
     let batch = TokenBatch::single((0..70).map(|i| (i * 7 % 256) as u32).collect());
-    let a = model.forward(&batch, None).unwrap().into_data().to_vec::<f32>().unwrap();
-    let b = loaded.forward(&batch, None).unwrap().into_data().to_vec::<f32>().unwrap();
+    let a = model
+        .forward(&batch, None)
+        .unwrap()
+        .into_data()
+        .to_vec::<f32>()
+        .unwrap();
+    let b = loaded
+        .forward(&batch, None)
+        .unwrap()
+        .into_data()
+        .to_vec::<f32>()
+        .unwrap();
     assert_eq!(a, b);
 }

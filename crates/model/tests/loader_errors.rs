@@ -3,13 +3,15 @@
 use std::path::{Path, PathBuf};
 
 use agentworld_model::loader;
-use safetensors::tensor::{Dtype, TensorView};
 use safetensors::SafeTensors;
+use safetensors::tensor::{Dtype, TensorView};
 
 type B = burn::backend::Flex;
 
 fn fixture(layout: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parity").join(layout)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/parity")
+        .join(layout)
 }
 
 /// Copies a fixture layout into a fresh temporary directory.
@@ -55,16 +57,24 @@ fn shard_listed_in_index_but_missing() {
     let dir = copy_of("composite");
     std::fs::remove_file(dir.path().join("model-00002-of-00003.safetensors")).unwrap();
     let msg = load_error(dir.path());
-    assert!(msg.contains("model-00002-of-00003.safetensors") && msg.contains("index"), "{msg}");
+    assert!(
+        msg.contains("model-00002-of-00003.safetensors") && msg.contains("index"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn tensor_listed_but_absent_from_its_shard() {
     let dir = copy_of("composite");
     let index_path = dir.path().join("model.safetensors.index.json");
-    let mut index: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&index_path).unwrap()).unwrap();
+    let mut index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&index_path).unwrap()).unwrap();
     let map = index["weight_map"].as_object_mut().unwrap();
-    let name = map.iter().find(|(_, s)| *s == "model-00001-of-00003.safetensors").map(|(n, _)| n.clone()).unwrap();
+    let name = map
+        .iter()
+        .find(|(_, s)| *s == "model-00001-of-00003.safetensors")
+        .map(|(n, _)| n.clone())
+        .unwrap();
     let other = "model-00002-of-00003.safetensors";
     map.insert(name.clone(), other.into());
     std::fs::write(&index_path, index.to_string()).unwrap();
@@ -78,7 +88,10 @@ fn extra_unlisted_shard_with_a_conflicting_tensor() {
     let stray = dir.path().join("model-stray.safetensors");
     std::fs::copy(dir.path().join("model-00003-of-00003.safetensors"), &stray).unwrap();
     let msg = load_error(dir.path());
-    assert!(msg.contains("model-stray.safetensors") && msg.contains("not listed"), "{msg}");
+    assert!(
+        msg.contains("model-stray.safetensors") && msg.contains("not listed"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -86,10 +99,17 @@ fn extra_unlisted_shard_without_conflict_is_only_a_warning() {
     let dir = copy_of("composite");
     let stray = dir.path().join("notes.safetensors");
     let data = [0u8; 4];
-    let views = vec![("unrelated".to_string(), TensorView::new(Dtype::F32, vec![1], &data).unwrap())];
+    let views = vec![(
+        "unrelated".to_string(),
+        TensorView::new(Dtype::F32, vec![1], &data).unwrap(),
+    )];
     std::fs::write(&stray, safetensors::serialize(views, None).unwrap()).unwrap();
     let (config, ck) = loader::open_dir(dir.path()).unwrap();
-    assert!(ck.warnings.iter().any(|w| w.contains("notes.safetensors")), "{:?}", ck.warnings);
+    assert!(
+        ck.warnings.iter().any(|w| w.contains("notes.safetensors")),
+        "{:?}",
+        ck.warnings
+    );
     loader::load_model::<B>(&ck, &config, &Default::default(), &mut |_, _| {}).unwrap();
 }
 
@@ -97,31 +117,50 @@ fn extra_unlisted_shard_without_conflict_is_only_a_warning() {
 fn wrong_shape_names_tensor_and_file() {
     let dir = copy_of("fused");
     rewrite(&dir.path().join("model.safetensors"), |t| {
-        let norm = t.iter_mut().find(|(n, ..)| n == "model.norm.weight").unwrap();
+        let norm = t
+            .iter_mut()
+            .find(|(n, ..)| n == "model.norm.weight")
+            .unwrap();
         norm.2 = vec![32];
         norm.3.truncate(64);
     });
     let msg = load_error(dir.path());
-    assert!(msg.contains("model.norm.weight") && msg.contains("model.safetensors") && msg.contains("[32]"), "{msg}");
+    assert!(
+        msg.contains("model.norm.weight")
+            && msg.contains("model.safetensors")
+            && msg.contains("[32]"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn unsupported_dtype_names_tensor() {
     let dir = copy_of("fused");
     rewrite(&dir.path().join("model.safetensors"), |t| {
-        let norm = t.iter_mut().find(|(n, ..)| n == "model.norm.weight").unwrap();
+        let norm = t
+            .iter_mut()
+            .find(|(n, ..)| n == "model.norm.weight")
+            .unwrap();
         norm.1 = Dtype::I16;
     });
     let msg = load_error(dir.path());
-    assert!(msg.contains("model.norm.weight") && msg.contains("I16"), "{msg}");
+    assert!(
+        msg.contains("model.norm.weight") && msg.contains("I16"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn missing_tensor_is_named() {
     let dir = copy_of("fused");
-    rewrite(&dir.path().join("model.safetensors"), |t| t.retain(|(n, ..)| n != "model.layers.3.self_attn.k_norm.weight"));
+    rewrite(&dir.path().join("model.safetensors"), |t| {
+        t.retain(|(n, ..)| n != "model.layers.3.self_attn.k_norm.weight")
+    });
     let msg = load_error(dir.path());
-    assert!(msg.contains("model.layers.3.self_attn.k_norm.weight"), "{msg}");
+    assert!(
+        msg.contains("model.layers.3.self_attn.k_norm.weight"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -131,17 +170,26 @@ fn truncated_file_is_reported_as_such() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
     let msg = load_error(dir.path());
-    assert!(msg.contains("model.safetensors") && msg.contains("truncated"), "{msg}");
+    assert!(
+        msg.contains("model.safetensors") && msg.contains("truncated"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn config_mismatch_is_a_shape_error() {
     let dir = copy_of("fused");
     let path = dir.path().join("config.json");
-    let text = std::fs::read_to_string(&path).unwrap().replace("\"moe_intermediate_size\": 16", "\"moe_intermediate_size\": 17");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        "\"moe_intermediate_size\": 16",
+        "\"moe_intermediate_size\": 17",
+    );
     std::fs::write(&path, text).unwrap();
     let msg = load_error(dir.path());
-    assert!(msg.contains("experts.gate_up_proj") && msg.contains("[8, 34, 64]"), "{msg}");
+    assert!(
+        msg.contains("experts.gate_up_proj") && msg.contains("[8, 34, 64]"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -149,7 +197,11 @@ fn empty_directory_says_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let msg = load_error(dir.path());
     assert!(msg.contains("config.json"), "{msg}");
-    std::fs::copy(fixture("fused").join("config.json"), dir.path().join("config.json")).unwrap();
+    std::fs::copy(
+        fixture("fused").join("config.json"),
+        dir.path().join("config.json"),
+    )
+    .unwrap();
     let msg = load_error(dir.path());
     assert!(msg.contains("safetensors"), "{msg}");
 }
@@ -165,7 +217,8 @@ fn bytes_loading_matches_directory_loading() {
     let index = std::fs::read_to_string(dir.join("model.safetensors.index.json")).unwrap();
     let ck = loader::Checkpoint::from_bytes(shards, Some(&index)).unwrap();
     let (config, _) = loader::open_dir(&dir).unwrap();
-    let (model, report) = loader::load_model::<B>(&ck, &config, &Default::default(), &mut |_, _| {}).unwrap();
+    let (model, report) =
+        loader::load_model::<B>(&ck, &config, &Default::default(), &mut |_, _| {}).unwrap();
     assert_eq!(report.prefix, "model.language_model.");
     assert_eq!(model.layers.len(), 4);
 }

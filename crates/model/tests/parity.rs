@@ -36,7 +36,10 @@ impl Reference {
         )
         .unwrap();
         let bytes = std::fs::read(fixtures().join("reference.bin")).unwrap();
-        let blob = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let blob = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         Self { json, blob }
     }
 
@@ -44,13 +47,25 @@ impl Reference {
     fn logits(&self, name: &str) -> Vec<Vec<f32>> {
         let entry = &self.json[name];
         let offset = entry["offset"].as_u64().unwrap() as usize;
-        let shape: Vec<usize> = entry["shape"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+        let shape: Vec<usize> = entry["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as usize)
+            .collect();
         let (rows, cols) = (shape[0], shape[1]);
-        (0..rows).map(|r| self.blob[offset + r * cols..offset + (r + 1) * cols].to_vec()).collect()
+        (0..rows)
+            .map(|r| self.blob[offset + r * cols..offset + (r + 1) * cols].to_vec())
+            .collect()
     }
 
     fn ids(&self, name: &str) -> Vec<u32> {
-        self.json[name].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect()
+        self.json[name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as u32)
+            .collect()
     }
 
     fn rows(&self, name: &str) -> Vec<Vec<u32>> {
@@ -58,7 +73,13 @@ impl Reference {
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| r.as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect())
+            .map(|r| {
+                r.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap() as u32)
+                    .collect()
+            })
             .collect()
     }
 }
@@ -87,11 +108,25 @@ fn assert_close(what: &str, ours: &[Vec<f32>], reference: &[Vec<f32>]) {
         let per_row: Vec<String> = ours
             .iter()
             .zip(reference)
-            .map(|(a, b)| format!("{:.1e}", a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max)))
+            .map(|(a, b)| {
+                format!(
+                    "{:.1e}",
+                    a.iter()
+                        .zip(b)
+                        .map(|(x, y)| (x - y).abs())
+                        .fold(0.0f32, f32::max)
+                )
+            })
             .collect();
-        eprintln!("{what}: max |Δlogit| = {worst:e}; per row: {}", per_row.join(" "));
+        eprintln!(
+            "{what}: max |Δlogit| = {worst:e}; per row: {}",
+            per_row.join(" ")
+        );
     }
-    assert!(worst <= TOLERANCE, "{what}: max |Δlogit| = {worst:e} > {TOLERANCE:e}");
+    assert!(
+        worst <= TOLERANCE,
+        "{what}: max |Δlogit| = {worst:e} > {TOLERANCE:e}"
+    );
 }
 
 fn argmax(v: &[f32]) -> u32 {
@@ -102,38 +137,69 @@ fn check_layout(layout: &str) {
     let reference = Reference::load();
     let (model, report) = load(layout);
     let device = Default::default();
-    assert!(report.unused.is_empty(), "{layout}: unused tensors {:?}", report.unused);
+    assert!(
+        report.unused.is_empty(),
+        "{layout}: unused tensors {:?}",
+        report.unused
+    );
 
     // 1. Prefill: one forward over 160 tokens (three chunks of the chunked DeltaNet form).
     let prompt = reference.ids("prompt");
-    let logits = model.forward(&TokenBatch::single(prompt.clone()), None).unwrap();
+    let logits = model
+        .forward(&TokenBatch::single(prompt.clone()), None)
+        .unwrap();
     let [_, seq, vocab] = logits.dims();
-    assert_close(&format!("{layout} prefill"), &rows_of(logits.reshape([seq, vocab])), &reference.logits("prefill_logits"));
+    assert_close(
+        &format!("{layout} prefill"),
+        &rows_of(logits.reshape([seq, vocab])),
+        &reference.logits("prefill_logits"),
+    );
 
     // 2. Prefill into a cache, then 8 single-token decodes (recurrent form, conv state, KV cache).
     let mut cache = model.new_cache(1, &device);
-    let last = model.forward_last(&TokenBatch::single(prompt.clone()), Some(&mut cache)).unwrap();
+    let last = model
+        .forward_last(&TokenBatch::single(prompt.clone()), Some(&mut cache))
+        .unwrap();
     let mut next = argmax(&rows_of(last)[0]);
     let mut steps = Vec::new();
     for &expected in &reference.ids("decode_tokens") {
-        assert_eq!(next, expected, "{layout}: greedy token before decode step {}", steps.len());
-        let logits = model.forward_last(&TokenBatch::single(vec![next]), Some(&mut cache)).unwrap();
+        assert_eq!(
+            next,
+            expected,
+            "{layout}: greedy token before decode step {}",
+            steps.len()
+        );
+        let logits = model
+            .forward_last(&TokenBatch::single(vec![next]), Some(&mut cache))
+            .unwrap();
         let row = rows_of(logits).remove(0);
         next = argmax(&row);
         steps.push(row);
     }
-    assert_close(&format!("{layout} decode"), &steps, &reference.logits("decode_logits"));
+    assert_close(
+        &format!("{layout} decode"),
+        &steps,
+        &reference.logits("decode_logits"),
+    );
 
     // 3. Greedy continuation of 32 tokens.
     let mut cache = model.new_cache(1, &device);
-    let mut logits = model.forward_last(&TokenBatch::single(prompt), Some(&mut cache)).unwrap();
+    let mut logits = model
+        .forward_last(&TokenBatch::single(prompt), Some(&mut cache))
+        .unwrap();
     let mut generated = Vec::new();
     for _ in 0..32 {
         let tok = argmax(&rows_of(logits)[0]);
         generated.push(tok);
-        logits = model.forward_last(&TokenBatch::single(vec![tok]), Some(&mut cache)).unwrap();
+        logits = model
+            .forward_last(&TokenBatch::single(vec![tok]), Some(&mut cache))
+            .unwrap();
     }
-    assert_eq!(generated, reference.ids("greedy_single"), "{layout}: greedy continuation");
+    assert_eq!(
+        generated,
+        reference.ids("greedy_single"),
+        "{layout}: greedy continuation"
+    );
 
     // 4. Two prompts of different lengths, left-padded into one batch.
     let prompts = reference.rows("batch_prompts");
@@ -141,8 +207,15 @@ fn check_layout(layout: &str) {
     let len = batch.ids[0].len();
     let logits = model.forward(&batch, None).unwrap();
     for (r, p) in prompts.iter().enumerate() {
-        let row = logits.clone().slice([r..r + 1, len - p.len()..len, 0..vocab]).reshape([p.len(), vocab]);
-        assert_close(&format!("{layout} batch row {r}"), &rows_of(row), &reference.logits(&format!("batch_logits_row{r}")));
+        let row = logits
+            .clone()
+            .slice([r..r + 1, len - p.len()..len, 0..vocab])
+            .reshape([p.len(), vocab]);
+        assert_close(
+            &format!("{layout} batch row {r}"),
+            &rows_of(row),
+            &reference.logits(&format!("batch_logits_row{r}")),
+        );
     }
 
     // 5. Batched greedy decode of the padded batch, continuing from its cache.
@@ -154,10 +227,17 @@ fn check_layout(layout: &str) {
         for (o, t) in out.iter_mut().zip(&toks) {
             o.push(*t);
         }
-        let step = TokenBatch { ids: toks.iter().map(|&t| vec![t]).collect(), valid: None };
+        let step = TokenBatch {
+            ids: toks.iter().map(|&t| vec![t]).collect(),
+            valid: None,
+        };
         logits = model.forward_last(&step, Some(&mut cache)).unwrap();
     }
-    assert_eq!(out, reference.rows("greedy_batch"), "{layout}: batched greedy continuation");
+    assert_eq!(
+        out,
+        reference.rows("greedy_batch"),
+        "{layout}: batched greedy continuation"
+    );
 }
 
 #[test]
@@ -183,7 +263,10 @@ fn composite_sharded_bf16_layout_matches_transformers() {
     assert_eq!(report.shards.len(), 3);
     let skipped: Vec<&str> = report.skipped.iter().map(|(g, _)| g.as_str()).collect();
     assert!(skipped.iter().any(|g| g.starts_with("mtp.")), "{skipped:?}");
-    assert!(skipped.iter().any(|g| g.starts_with("model.visual.")), "{skipped:?}");
+    assert!(
+        skipped.iter().any(|g| g.starts_with("model.visual.")),
+        "{skipped:?}"
+    );
     check_layout("composite");
 }
 
@@ -195,15 +278,28 @@ fn prefill_then_decode_equals_one_forward() {
     let reference = Reference::load();
     let prompt = reference.ids("prompt");
     let (head, tail) = prompt.split_at(131);
-    let full = model.forward(&TokenBatch::single(prompt.clone()), None).unwrap();
+    let full = model
+        .forward(&TokenBatch::single(prompt.clone()), None)
+        .unwrap();
     let vocab = model.vocab_size();
     let expected = rows_of(full.slice([0..1, 131..160, 0..vocab]).reshape([29, vocab]));
     let mut cache = model.new_cache(1, &Default::default());
-    model.forward(&TokenBatch::single(head.to_vec()), Some(&mut cache)).unwrap();
+    model
+        .forward(&TokenBatch::single(head.to_vec()), Some(&mut cache))
+        .unwrap();
     // Continue with a multi-token chunk (chunked form from a non-zero state), then single tokens.
-    let mut ours = rows_of(model.forward(&TokenBatch::single(tail[..9].to_vec()), Some(&mut cache)).unwrap().reshape([9, vocab]));
+    let mut ours = rows_of(
+        model
+            .forward(&TokenBatch::single(tail[..9].to_vec()), Some(&mut cache))
+            .unwrap()
+            .reshape([9, vocab]),
+    );
     for &t in &tail[9..] {
-        ours.extend(rows_of(model.forward_last(&TokenBatch::single(vec![t]), Some(&mut cache)).unwrap()));
+        ours.extend(rows_of(
+            model
+                .forward_last(&TokenBatch::single(vec![t]), Some(&mut cache))
+                .unwrap(),
+        ));
     }
     assert_close("prefill + decode vs full", &ours, &expected);
 }
@@ -221,7 +317,9 @@ fn retaining_rows_keeps_the_remaining_sequences_intact() {
     cache.retain(&[1]);
     let mut out = vec![tok];
     for _ in 0..31 {
-        let logits = model.forward_last(&TokenBatch::single(vec![tok]), Some(&mut cache)).unwrap();
+        let logits = model
+            .forward_last(&TokenBatch::single(vec![tok]), Some(&mut cache))
+            .unwrap();
         tok = argmax(&rows_of(logits)[0]);
         out.push(tok);
     }

@@ -10,7 +10,7 @@
 use agentworld_text::{ChatTemplate, RenderOptions, Tokenizer};
 use agentworld_world::Row;
 use rand::seq::SliceRandom;
-use rand::{rngs::StdRng, SeedableRng};
+use rand::{SeedableRng, rngs::StdRng};
 
 use crate::error::{Result, TrainError};
 
@@ -33,8 +33,13 @@ pub struct Example {
 /// # Errors
 /// [`TrainError::Data`] for a malformed row, [`TrainError::Text`] if the template fails.
 pub fn prompt_text(row: &Row, template: &ChatTemplate) -> Result<String> {
-    let messages = row.messages().map_err(|e| TrainError::Data(format!("row {}: {e}", row.id)))?;
-    Ok(template.render(&messages, &RenderOptions::new().with_generation_prompt(true))?)
+    let messages = row
+        .messages()
+        .map_err(|e| TrainError::Data(format!("row {}: {e}", row.id)))?;
+    Ok(template.render(
+        &messages,
+        &RenderOptions::new().with_generation_prompt(true),
+    )?)
 }
 
 /// The completion a row teaches: thinking, closing tag, the observation block, end of turn.
@@ -42,7 +47,9 @@ pub fn prompt_text(row: &Row, template: &ChatTemplate) -> Result<String> {
 /// # Errors
 /// [`TrainError::Data`] for a row without a target.
 pub fn completion_text(row: &Row) -> Result<String> {
-    let observation = row.target_observation().map_err(|e| TrainError::Data(format!("row {}: {e}", row.id)))?;
+    let observation = row
+        .target_observation()
+        .map_err(|e| TrainError::Data(format!("row {}: {e}", row.id)))?;
     let thinking = row.thinking.clone().unwrap_or_default();
     Ok(format!(
         "{thinking}\n</think>\n\n<predicted_observation>\n{}\n</predicted_observation><|im_end|>",
@@ -54,14 +61,23 @@ pub fn completion_text(row: &Row) -> Result<String> {
 ///
 /// # Errors
 /// A malformed row, a template or tokenizer failure.
-pub fn build_examples(rows: &[Row], tokenizer: &Tokenizer, template: &ChatTemplate) -> Result<Vec<Example>> {
+pub fn build_examples(
+    rows: &[Row],
+    tokenizer: &Tokenizer,
+    template: &ChatTemplate,
+) -> Result<Vec<Example>> {
     rows.iter()
         .map(|row| {
             let mut ids = tokenizer.encode(&prompt_text(row, template)?)?;
             let completion_start = ids.len();
             ids.extend(tokenizer.encode(&completion_text(row)?)?);
             let domain = row.task.rsplit('/').next().unwrap_or(&row.task).to_string();
-            Ok(Example { ids, completion_start, domain, row_id: row.id.clone() })
+            Ok(Example {
+                ids,
+                completion_start,
+                domain,
+                row_id: row.id.clone(),
+            })
         })
         .collect()
 }
@@ -94,19 +110,30 @@ mod tests {
     use super::*;
 
     fn ex(len: usize) -> Example {
-        Example { ids: vec![1; len], completion_start: 1, domain: "terminal".into(), row_id: String::new() }
+        Example {
+            ids: vec![1; len],
+            completion_start: 1,
+            domain: "terminal".into(),
+            row_id: String::new(),
+        }
     }
 
     #[test]
     fn batches_respect_the_token_budget_and_cover_everything_once() {
-        let examples: Vec<Example> = [10, 500, 20, 300, 300, 40, 1000, 15].iter().map(|&l| ex(l)).collect();
+        let examples: Vec<Example> = [10, 500, 20, 300, 300, 40, 1000, 15]
+            .iter()
+            .map(|&l| ex(l))
+            .collect();
         let b = batches(&examples, 1000, 3);
         let mut seen: Vec<usize> = b.iter().flatten().copied().collect();
         seen.sort();
         assert_eq!(seen, (0..8).collect::<Vec<_>>());
         for batch in &b {
             let longest = batch.iter().map(|&i| examples[i].ids.len()).max().unwrap();
-            assert!(batch.len() == 1 || batch.len() * longest <= 1000, "{batch:?}");
+            assert!(
+                batch.len() == 1 || batch.len() * longest <= 1000,
+                "{batch:?}"
+            );
         }
         assert_eq!(b, batches(&examples, 1000, 3), "same seed, same batches");
     }
@@ -117,13 +144,19 @@ mod tests {
             agentworld_world::Domain::Terminal,
             "t-1",
             "You are a Terminal World Model.",
-            vec![("### Turn 1\n**Action:**\n```json\n[]\n```".into(), "**Environment Observation:**\n$ ".into())],
+            vec![(
+                "### Turn 1\n**Action:**\n```json\n[]\n```".into(),
+                "**Environment Observation:**\n$ ".into(),
+            )],
         );
         let mut row = row;
         row.thinking = Some("Nothing runs.".into());
         let template = ChatTemplate::agentworld();
         let prompt = prompt_text(&row, &template).unwrap();
-        assert!(prompt.ends_with("<|im_start|>assistant\n<think>\n"), "{prompt:?}");
+        assert!(
+            prompt.ends_with("<|im_start|>assistant\n<think>\n"),
+            "{prompt:?}"
+        );
         assert_eq!(
             completion_text(&row).unwrap(),
             "Nothing runs.\n</think>\n\n<predicted_observation>\n$ \n</predicted_observation><|im_end|>"

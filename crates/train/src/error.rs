@@ -39,6 +39,9 @@ pub type Result<T> = std::result::Result<T, TrainError>;
 
 impl TrainError {
     pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
-        Self::Io { path: path.display().to_string(), source }
+        Self::Io {
+            path: path.display().to_string(),
+            source,
+        }
     }
 }

@@ -14,8 +14,8 @@
 
 use agentworld_engine::{Engine, GenerateParams};
 use agentworld_text::observation::{extract_observation, is_well_formed};
-use agentworld_world::state::android::{compare_trees, parse_compact};
 use agentworld_world::Row;
+use agentworld_world::state::android::{compare_trees, parse_compact};
 use burn::tensor::backend::Backend;
 use serde::Serialize;
 
@@ -72,7 +72,10 @@ pub struct DomainSummary {
 
 /// The state the target turn starts from, for the "state unchanged" baseline.
 pub fn current_state(row: &Row) -> String {
-    let prompt = &row.prompt[row.turn_idx.saturating_sub(1).min(row.prompt.len().saturating_sub(1))];
+    let prompt = &row.prompt[row
+        .turn_idx
+        .saturating_sub(1)
+        .min(row.prompt.len().saturating_sub(1))];
     if let Some(i) = prompt.find(STATE_MARKER) {
         return prompt[i + STATE_MARKER.len()..].to_string();
     }
@@ -92,14 +95,26 @@ pub fn score(domain: &str, predicted: &str, truth: &str) -> (bool, f64, bool) {
             Err(_) => return (exact, 0.0, false),
         };
         return match parse_compact(predicted) {
-            Ok(p) => (exact, compare_trees(&p.tree, &truth_tree).accuracy, p.warnings.is_empty()),
+            Ok(p) => (
+                exact,
+                compare_trees(&p.tree, &truth_tree).accuracy,
+                p.warnings.is_empty(),
+            ),
             Err(_) => (exact, 0.0, false),
         };
     }
     let truth_lines: Vec<&str> = truth.trim_end().lines().collect();
     let predicted_lines: Vec<&str> = predicted.trim_end().lines().collect();
-    let same = truth_lines.iter().zip(&predicted_lines).filter(|(a, b)| a.trim_end() == b.trim_end()).count();
-    let accuracy = if truth_lines.is_empty() { f64::from(predicted_lines.is_empty()) } else { same as f64 / truth_lines.len() as f64 };
+    let same = truth_lines
+        .iter()
+        .zip(&predicted_lines)
+        .filter(|(a, b)| a.trim_end() == b.trim_end())
+        .count();
+    let accuracy = if truth_lines.is_empty() {
+        f64::from(predicted_lines.is_empty())
+    } else {
+        same as f64 / truth_lines.len() as f64
+    };
     (exact, accuracy, true)
 }
 
@@ -124,7 +139,10 @@ pub fn evaluate<B: Backend>(
         .collect::<Result<_>>()?;
     order.sort_by_key(|&i| prompts[i].len());
     let mut results: Vec<Option<Prediction>> = vec![None; rows.len()];
-    let params = GenerateParams { max_tokens, ..Default::default() };
+    let params = GenerateParams {
+        max_tokens,
+        ..Default::default()
+    };
     for chunk in order.chunks(batch_size.max(1)) {
         let batch: Vec<Vec<u32>> = chunk.iter().map(|&i| prompts[i].clone()).collect();
         let generations = engine.generate_batch(&batch, &params)?;
@@ -134,7 +152,8 @@ pub fn evaluate<B: Backend>(
             let truth = row.target_observation()?;
             let observation = extract_observation(&g.text);
             let (exact, accuracy, parses) = score(&domain, &observation, &truth);
-            let (baseline_exact, baseline_accuracy, _) = score(&domain, &current_state(row), &truth);
+            let (baseline_exact, baseline_accuracy, _) =
+                score(&domain, &current_state(row), &truth);
             results[i] = Some(Prediction {
                 row_id: row.id.clone(),
                 domain,
@@ -186,7 +205,10 @@ mod tests {
     #[test]
     fn terminal_scoring_counts_lines_in_place() {
         let truth = "$ ls\na.txt b.txt\n$ ";
-        assert_eq!(score("terminal", "$ ls\na.txt b.txt\n$ ", truth), (true, 1.0, true));
+        assert_eq!(
+            score("terminal", "$ ls\na.txt b.txt\n$ ", truth),
+            (true, 1.0, true)
+        );
         let (exact, acc, _) = score("terminal", "$ ls\na.txt\n$ ", truth);
         assert!(!exact && (acc - 2.0 / 3.0).abs() < 1e-9);
     }
@@ -208,8 +230,14 @@ mod tests {
             "x",
             "sys",
             vec![
-                ("### Turn 1\n**Action:**\n```json\n[]\n```\n\n**Current State:**\n$ ".into(), "**Environment Observation:**\n$ ls\n$ ".into()),
-                ("### Turn 2\n**Action:**\n```json\n[]\n```".into(), "**Environment Observation:**\n$ ".into()),
+                (
+                    "### Turn 1\n**Action:**\n```json\n[]\n```\n\n**Current State:**\n$ ".into(),
+                    "**Environment Observation:**\n$ ls\n$ ".into(),
+                ),
+                (
+                    "### Turn 2\n**Action:**\n```json\n[]\n```".into(),
+                    "**Environment Observation:**\n$ ".into(),
+                ),
             ],
         );
         assert_eq!(current_state(&row), "$ ls\n$ ");

@@ -3,7 +3,11 @@
 /// Renders `(step, loss)` points as an SVG line chart with axes and a moving average.
 pub fn loss_curve_svg(points: &[(usize, f64)], title: &str) -> String {
     let (w, h, left, bottom, top, right) = (720.0, 360.0, 60.0, 40.0, 40.0, 20.0);
-    let finite: Vec<(usize, f64)> = points.iter().copied().filter(|(_, l)| l.is_finite()).collect();
+    let finite: Vec<(usize, f64)> = points
+        .iter()
+        .copied()
+        .filter(|(_, l)| l.is_finite())
+        .collect();
     let max_step = finite.iter().map(|p| p.0).max().unwrap_or(1).max(1) as f64;
     let max_loss = finite.iter().map(|p| p.1).fold(0.0f64, f64::max).max(1e-9);
     let x = |s: f64| left + s / max_step * (w - left - right);
@@ -11,7 +15,14 @@ pub fn loss_curve_svg(points: &[(usize, f64)], title: &str) -> String {
     let path = |pts: &[(usize, f64)]| {
         pts.iter()
             .enumerate()
-            .map(|(i, (s, l))| format!("{}{:.1},{:.1}", if i == 0 { "M" } else { " L" }, x(*s as f64), y(*l)))
+            .map(|(i, (s, l))| {
+                format!(
+                    "{}{:.1},{:.1}",
+                    if i == 0 { "M" } else { " L" },
+                    x(*s as f64),
+                    y(*l)
+                )
+            })
             .collect::<String>()
     };
     let window = (finite.len() / 50).max(1);
@@ -21,7 +32,10 @@ pub fn loss_curve_svg(points: &[(usize, f64)], title: &str) -> String {
         .map(|(i, (s, _))| {
             let lo = i.saturating_sub(window);
             let slice = &finite[lo..=i];
-            (*s, slice.iter().map(|p| p.1).sum::<f64>() / slice.len() as f64)
+            (
+                *s,
+                slice.iter().map(|p| p.1).sum::<f64>() / slice.len() as f64,
+            )
         })
         .collect();
     let mut ticks = String::new();
@@ -62,7 +76,9 @@ pub fn loss_curve_svg(points: &[(usize, f64)], title: &str) -> String {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

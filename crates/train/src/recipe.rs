@@ -13,23 +13,25 @@
 use std::path::{Path, PathBuf};
 
 use agentworld_engine::Engine;
-use agentworld_model::loader::export::{to_safetensors, ExportDtype};
+use agentworld_model::loader::export::{ExportDtype, to_safetensors};
 use agentworld_model::{Qwen35Moe, Qwen35MoeConfig};
-use agentworld_text::{ChatTemplate, Tokenizer, AGENTWORLD_TEMPLATE};
+use agentworld_text::{AGENTWORLD_TEMPLATE, ChatTemplate, Tokenizer};
 use agentworld_world::data::android::Dump;
-use agentworld_world::data::{generate_android, generate_terminal, AndroidDataConfig, TerminalDataConfig};
+use agentworld_world::data::{
+    AndroidDataConfig, TerminalDataConfig, generate_android, generate_terminal,
+};
 use agentworld_world::row::write_jsonl_file;
 use agentworld_world::{Row, Split};
 use burn::backend::{Autodiff, Flex};
 use burn::tensor::backend::Backend;
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::{build_examples, Example};
+use crate::dataset::{Example, build_examples};
 use crate::error::{Result, TrainError};
-use crate::eval::{evaluate, summarise, DomainSummary};
+use crate::eval::{DomainSummary, evaluate, summarise};
 use crate::plot::loss_curve_svg;
 use crate::tokenizer::{tokenizer_config, train_tokenizer};
-use crate::trainer::{train, StepInfo, TrainConfig};
+use crate::trainer::{StepInfo, TrainConfig, train};
 
 /// System prompt the demo model is trained with for the terminal domain (our own words).
 pub const TERMINAL_PROMPT: &str = "You are a Terminal World Model. Given the agent's keystrokes, predict the next terminal screen exactly as a Linux shell would show it. Think in one sentence, then write the screen in one <predicted_observation> block.";
@@ -81,7 +83,14 @@ impl Default for DemoRecipe {
                 "rms_norm_eps": 1e-6, "tie_word_embeddings": false,
                 "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}
             }),
-            train: TrainConfig { steps: 1100, learning_rate: 2e-3, warmup_steps: 60, tokens_per_batch: 2560, seed: 7, ..Default::default() },
+            train: TrainConfig {
+                steps: 1100,
+                learning_rate: 2e-3,
+                warmup_steps: 60,
+                tokens_per_batch: 2560,
+                seed: 7,
+                ..Default::default()
+            },
             eval_rows_per_domain: 100,
             eval_batch: 16,
             eval_max_tokens: 700,
@@ -137,8 +146,10 @@ pub fn make_data(recipe: &DemoRecipe, android_dumps: &Path) -> Result<(Vec<Row>,
         system_prompt: ANDROID_PROMPT.into(),
         ..Default::default()
     })?;
-    let (test, train): (Vec<Row>, Vec<Row>) =
-        terminal.into_iter().chain(android).partition(|r| r.split == Some(Split::Test));
+    let (test, train): (Vec<Row>, Vec<Row>) = terminal
+        .into_iter()
+        .chain(android)
+        .partition(|r| r.split == Some(Split::Test));
     Ok((train, test))
 }
 
@@ -154,20 +165,32 @@ pub fn build_demo(
     out_dir: &Path,
     events: &mut dyn FnMut(BuildEvent),
 ) -> Result<BuildSummary> {
-    for dir in [work_dir, out_dir, &out_dir.join("prompts/terminal"), &out_dir.join("prompts/android")] {
+    for dir in [
+        work_dir,
+        out_dir,
+        &out_dir.join("prompts/terminal"),
+        &out_dir.join("prompts/android"),
+    ] {
         std::fs::create_dir_all(dir).map_err(|e| TrainError::io(dir, e))?;
     }
     events(BuildEvent::Phase("data"));
     let (train_rows, test_rows) = make_data(recipe, android_dumps)?;
     write_jsonl_file(work_dir.join("train.jsonl"), &train_rows)?;
     write_jsonl_file(work_dir.join("heldout.jsonl"), &test_rows)?;
-    events(BuildEvent::Note(format!("{} training rows, {} held-out rows in {}", train_rows.len(), test_rows.len(), work_dir.display())));
+    events(BuildEvent::Note(format!(
+        "{} training rows, {} held-out rows in {}",
+        train_rows.len(),
+        test_rows.len(),
+        work_dir.display()
+    )));
 
     events(BuildEvent::Phase("tokenizer"));
     let template = ChatTemplate::agentworld();
     let corpus: Vec<String> = train_rows
         .iter()
-        .map(|r| Ok(crate::dataset::prompt_text(r, &template)? + &crate::dataset::completion_text(r)?))
+        .map(|r| {
+            Ok(crate::dataset::prompt_text(r, &template)? + &crate::dataset::completion_text(r)?)
+        })
         .collect::<Result<_>>()?;
     let tokenizer_json = train_tokenizer(corpus.iter().map(String::as_str), recipe.vocab_size)?;
     let tokenizer = Tokenizer::from_bytes(tokenizer_json.as_bytes())?;
@@ -195,33 +218,59 @@ pub fn build_demo(
     <Autodiff<Flex> as Backend>::seed(&device, recipe.seed);
     let model = Qwen35Moe::<Autodiff<Flex>>::init(&config, &device);
     let total = recipe.train.steps;
-    let (model, history) = train(model, &examples, &recipe.train, pad_id, &mut |s| events(BuildEvent::Step(s, total)))?;
+    let (model, history) = train(model, &examples, &recipe.train, pad_id, &mut |s| {
+        events(BuildEvent::Step(s, total))
+    })?;
     let train_secs = history.last().map_or(0.0, |s| s.elapsed_secs);
 
     events(BuildEvent::Phase("export"));
-    export_dir(out_dir, &model, &config, &tokenizer_json, &test_rows, recipe, &history)?;
+    export_dir(
+        out_dir,
+        &model,
+        &config,
+        &tokenizer_json,
+        &test_rows,
+        recipe,
+        &history,
+    )?;
 
     events(BuildEvent::Phase("eval"));
     let engine = Engine::<Flex>::load_dir(out_dir, &device, &mut |_, _| {})?;
     let held = pick_eval_rows(&test_rows, recipe.eval_rows_per_domain);
-    let predictions = evaluate(&engine, &held, recipe.eval_batch, recipe.eval_max_tokens, &mut |d, t| events(BuildEvent::Eval(d, t)))?;
+    let predictions = evaluate(
+        &engine,
+        &held,
+        recipe.eval_batch,
+        recipe.eval_max_tokens,
+        &mut |d, t| events(BuildEvent::Eval(d, t)),
+    )?;
     write_jsonl_lines(&work_dir.join("predictions.jsonl"), &predictions)?;
     let evaluation = summarise(&predictions);
     let card_path = out_dir.join("agentworld.json");
-    let mut card: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&card_path).map_err(|e| TrainError::io(&card_path, e))?)
-        .map_err(|e| TrainError::Data(e.to_string()))?;
+    let mut card: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&card_path).map_err(|e| TrainError::io(&card_path, e))?,
+    )
+    .map_err(|e| TrainError::Data(e.to_string()))?;
     card["evaluation"] = serde_json::json!({
         "rows_per_domain": recipe.eval_rows_per_domain,
         "max_tokens": recipe.eval_max_tokens,
         "domains": evaluation,
         "command": "agentworld eval fidelity --model <dir>",
     });
-    write(&card_path, serde_json::to_string_pretty(&card).expect("json"))?;
+    write(
+        &card_path,
+        serde_json::to_string_pretty(&card).expect("json"),
+    )?;
     let mut counts = std::collections::BTreeMap::new();
     for r in &train_rows {
         *counts.entry(r.task.clone()).or_insert(0usize) += 1;
     }
-    Ok(BuildSummary { model_dir: out_dir.to_path_buf(), train_rows: counts.into_iter().collect(), evaluation, train_secs })
+    Ok(BuildSummary {
+        model_dir: out_dir.to_path_buf(),
+        train_rows: counts.into_iter().collect(),
+        evaluation,
+        train_secs,
+    })
 }
 
 /// The first `per_domain` held-out rows of each domain, in file order.
@@ -260,7 +309,10 @@ fn export_dir(
     let mut cfg = config.to_hf_json();
     cfg["torch_dtype"] = "bfloat16".into();
     cfg["eos_token_id"] = tokenizer.require_token_id("<|im_end|>")?.into();
-    write(&out.join("config.json"), serde_json::to_string_pretty(&cfg).expect("json"))?;
+    write(
+        &out.join("config.json"),
+        serde_json::to_string_pretty(&cfg).expect("json"),
+    )?;
     let eos = tokenizer.stop_token_ids(&[]);
     let generation = serde_json::json!({
         "eos_token_id": eos,
@@ -268,16 +320,34 @@ fn export_dir(
         "do_sample": false,
         "max_new_tokens": recipe.eval_max_tokens,
     });
-    write(&out.join("generation_config.json"), serde_json::to_string_pretty(&generation).expect("json"))?;
-    write(&out.join("model.safetensors"), to_safetensors(model, ExportDtype::Bf16)?)?;
+    write(
+        &out.join("generation_config.json"),
+        serde_json::to_string_pretty(&generation).expect("json"),
+    )?;
+    write(
+        &out.join("model.safetensors"),
+        to_safetensors(model, ExportDtype::Bf16)?,
+    )?;
     write(&out.join("tokenizer.json"), tokenizer_json)?;
-    write(&out.join("tokenizer_config.json"), serde_json::to_string_pretty(&tokenizer_config()).expect("json"))?;
+    write(
+        &out.join("tokenizer_config.json"),
+        serde_json::to_string_pretty(&tokenizer_config()).expect("json"),
+    )?;
     write(&out.join("chat_template.jinja"), AGENTWORLD_TEMPLATE)?;
-    write(&out.join("prompts/terminal/system_prompt.txt"), TERMINAL_PROMPT)?;
-    write(&out.join("prompts/android/system_prompt.txt"), ANDROID_PROMPT)?;
+    write(
+        &out.join("prompts/terminal/system_prompt.txt"),
+        TERMINAL_PROMPT,
+    )?;
+    write(
+        &out.join("prompts/android/system_prompt.txt"),
+        ANDROID_PROMPT,
+    )?;
     write_jsonl_file(out.join("heldout.jsonl"), test_rows)?;
     let losses: Vec<(usize, f64)> = history.iter().map(|s| (s.step, s.loss)).collect();
-    write(&out.join("training_loss.svg"), loss_curve_svg(&losses, "agentworld-demo training loss"))?;
+    write(
+        &out.join("training_loss.svg"),
+        loss_curve_svg(&losses, "agentworld-demo training loss"),
+    )?;
     let counts = config.param_counts();
     let card = serde_json::json!({
         "name": "agentworld-demo",
@@ -296,5 +366,8 @@ fn export_dir(
             "command": "agentworld train demo --out <dir>",
         },
     });
-    write(&out.join("agentworld.json"), serde_json::to_string_pretty(&card).expect("json"))
+    write(
+        &out.join("agentworld.json"),
+        serde_json::to_string_pretty(&card).expect("json"),
+    )
 }

@@ -10,7 +10,7 @@
 //! tag are added as plain tokens too, so the output format costs one token per tag.
 
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
-use tokenizers::models::bpe::{BpeTrainerBuilder, BPE};
+use tokenizers::models::bpe::{BPE, BpeTrainerBuilder};
 use tokenizers::normalizers::unicode::NFC;
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
 use tokenizers::pre_tokenizers::sequence::Sequence;
@@ -40,7 +40,13 @@ pub const ADDED_TOKENS: [&str; 8] = [
     "</predicted_observation>",
 ];
 
-type Impl = TokenizerImpl<BPE, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>;
+type Impl = TokenizerImpl<
+    BPE,
+    NormalizerWrapper,
+    PreTokenizerWrapper,
+    PostProcessorWrapper,
+    DecoderWrapper,
+>;
 
 fn err(e: impl std::fmt::Display) -> TrainError {
     TrainError::Tokenizer(e.to_string())
@@ -51,9 +57,16 @@ fn err(e: impl std::fmt::Display) -> TrainError {
 ///
 /// # Errors
 /// [`TrainError::Tokenizer`] if training or serialisation fails.
-pub fn train_tokenizer<'a>(texts: impl Iterator<Item = &'a str> + Send, vocab_size: usize) -> Result<String> {
-    let split = Split::new(SplitPattern::Regex(SPLIT_REGEX.into()), SplitDelimiterBehavior::Isolated, false)
-        .map_err(err)?;
+pub fn train_tokenizer<'a>(
+    texts: impl Iterator<Item = &'a str> + Send,
+    vocab_size: usize,
+) -> Result<String> {
+    let split = Split::new(
+        SplitPattern::Regex(SPLIT_REGEX.into()),
+        SplitDelimiterBehavior::Isolated,
+        false,
+    )
+    .map_err(err)?;
     let byte_level = ByteLevel::new(false, false, false);
     let mut tokenizer: Impl = TokenizerBuilder::new()
         .with_model(BPE::default())
@@ -63,7 +76,9 @@ pub fn train_tokenizer<'a>(texts: impl Iterator<Item = &'a str> + Send, vocab_si
             PreTokenizerWrapper::ByteLevel(byte_level),
         ]))))
         .with_post_processor(Some(PostProcessorWrapper::ByteLevel(byte_level)))
-        .with_decoder(Some(DecoderWrapper::ByteLevel(ByteLevelDecoder::new(false, false, false))))
+        .with_decoder(Some(DecoderWrapper::ByteLevel(ByteLevelDecoder::new(
+            false, false, false,
+        ))))
         .build()
         .map_err(err)?;
     let learned = vocab_size.saturating_sub(SPECIAL_TOKENS.len() + ADDED_TOKENS.len());
@@ -74,9 +89,15 @@ pub fn train_tokenizer<'a>(texts: impl Iterator<Item = &'a str> + Send, vocab_si
         .initial_alphabet(ByteLevel::alphabet().into_iter().collect())
         .build();
     tokenizer.train(&mut trainer, texts).map_err(err)?;
-    let specials: Vec<AddedToken> = SPECIAL_TOKENS.iter().map(|t| AddedToken::from(*t, true)).collect();
+    let specials: Vec<AddedToken> = SPECIAL_TOKENS
+        .iter()
+        .map(|t| AddedToken::from(*t, true))
+        .collect();
     tokenizer.add_special_tokens(specials).map_err(err)?;
-    let plain: Vec<AddedToken> = ADDED_TOKENS.iter().map(|t| AddedToken::from(*t, false)).collect();
+    let plain: Vec<AddedToken> = ADDED_TOKENS
+        .iter()
+        .map(|t| AddedToken::from(*t, false))
+        .collect();
     tokenizer.add_tokens(plain).map_err(err)?;
     tokenizer.to_string(false).map_err(err)
 }
@@ -116,9 +137,14 @@ mod tests {
             let ids = tk.encode(text).unwrap();
             assert_eq!(tk.decode(&ids, false).unwrap(), text);
         }
-        let ids = tk.encode("<|im_start|>assistant\n<predicted_observation>").unwrap();
+        let ids = tk
+            .encode("<|im_start|>assistant\n<predicted_observation>")
+            .unwrap();
         assert_eq!(ids[0], tk.token_to_id("<|im_start|>").unwrap());
-        assert_eq!(*ids.last().unwrap(), tk.token_to_id("<predicted_observation>").unwrap());
+        assert_eq!(
+            *ids.last().unwrap(),
+            tk.token_to_id("<predicted_observation>").unwrap()
+        );
         // Bytes never seen in training still encode (full byte alphabet).
         let ids = tk.encode("Ω ק").unwrap();
         assert_eq!(tk.decode(&ids, false).unwrap(), "Ω ק");
@@ -134,7 +160,10 @@ mod tests {
         let json = train_tokenizer(texts.into_iter(), 300).unwrap();
         let tk = agentworld_text::Tokenizer::from_bytes(json.as_bytes()).unwrap();
         let ids = tk.encode("12345").unwrap();
-        let pieces: Vec<String> = ids.iter().map(|&i| tk.decode(&[i], false).unwrap()).collect();
+        let pieces: Vec<String> = ids
+            .iter()
+            .map(|&i| tk.decode(&[i], false).unwrap())
+            .collect();
         assert_eq!(pieces, vec!["123", "45"]);
     }
 }

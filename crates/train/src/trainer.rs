@@ -8,14 +8,14 @@
 use std::time::Instant;
 
 use agentworld_model::{Qwen35Moe, TokenBatch};
+use burn::grad_clipping::GradientClippingConfig;
 use burn::module::AutodiffModule;
 use burn::optim::{AdamWConfig, GradientsParams, Optimizer};
-use burn::grad_clipping::GradientClippingConfig;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::backend::AutodiffBackend;
 use burn::tensor::{Int, Tensor, TensorData};
 
-use crate::dataset::{batches, Example};
+use crate::dataset::{Example, batches};
 use crate::error::Result;
 
 /// Optimisation settings.
@@ -109,7 +109,13 @@ pub fn batch_loss<B: AutodiffBackend>(
         }
         tokens += n;
     }
-    let logits = model.forward(&TokenBatch { ids: inputs, valid: None }, None)?; // [b, len, vocab]
+    let logits = model.forward(
+        &TokenBatch {
+            ids: inputs,
+            valid: None,
+        },
+        None,
+    )?; // [b, len, vocab]
     let log_probs = log_softmax(logits, 2);
     let targets = Tensor::<B, 3, Int>::from_data(TensorData::new(targets, [b, len, 1]), &device);
     let count: f32 = mask.iter().sum();
@@ -140,17 +146,38 @@ pub fn train<B: AutodiffBackend>(
     let mut queue: Vec<Vec<usize>> = Vec::new();
     for step in 0..config.steps {
         if queue.is_empty() {
-            queue = batches(examples, config.tokens_per_batch, config.seed.wrapping_add(epoch));
+            queue = batches(
+                examples,
+                config.tokens_per_batch,
+                config.seed.wrapping_add(epoch),
+            );
             queue.reverse();
             epoch += 1;
         }
-        let batch: Vec<&Example> = queue.pop().expect("refilled").iter().map(|&i| &examples[i]).collect();
+        let batch: Vec<&Example> = queue
+            .pop()
+            .expect("refilled")
+            .iter()
+            .map(|&i| &examples[i])
+            .collect();
         let (loss, tokens) = batch_loss(&model, &batch, pad_id)?;
-        let loss_value = loss.clone().into_data().convert::<f64>().to_vec::<f64>().map(|v| v[0]).unwrap_or(f64::NAN);
+        let loss_value = loss
+            .clone()
+            .into_data()
+            .convert::<f64>()
+            .to_vec::<f64>()
+            .map(|v| v[0])
+            .unwrap_or(f64::NAN);
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         let learning_rate = config.lr_at(step);
         model = optimizer.step(learning_rate, model, grads);
-        let info = StepInfo { step, loss: loss_value, learning_rate, tokens, elapsed_secs: started.elapsed().as_secs_f64() };
+        let info = StepInfo {
+            step,
+            loss: loss_value,
+            learning_rate,
+            tokens,
+            elapsed_secs: started.elapsed().as_secs_f64(),
+        };
         on_step(info);
         history.push(info);
     }
@@ -165,7 +192,13 @@ mod tests {
 
     #[test]
     fn schedule_warms_up_then_decays_to_the_floor() {
-        let c = TrainConfig { steps: 100, warmup_steps: 10, learning_rate: 1.0, min_lr_ratio: 0.1, ..Default::default() };
+        let c = TrainConfig {
+            steps: 100,
+            warmup_steps: 10,
+            learning_rate: 1.0,
+            min_lr_ratio: 0.1,
+            ..Default::default()
+        };
         assert!((c.lr_at(0) - 0.1).abs() < 1e-12);
         assert!((c.lr_at(9) - 1.0).abs() < 1e-12);
         assert!((c.lr_at(10) - 1.0).abs() < 1e-12);
@@ -196,7 +229,13 @@ mod tests {
                 row_id: k.to_string(),
             })
             .collect();
-        let cfg = TrainConfig { steps: 60, learning_rate: 1e-2, warmup_steps: 5, tokens_per_batch: 100, ..Default::default() };
+        let cfg = TrainConfig {
+            steps: 60,
+            learning_rate: 1e-2,
+            warmup_steps: 5,
+            tokens_per_batch: 100,
+            ..Default::default()
+        };
         let (_, history) = train(model, &examples, &cfg, 0, &mut |_| {}).unwrap();
         let first = history[0].loss;
         let last = history.iter().rev().take(5).map(|s| s.loss).sum::<f64>() / 5.0;

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use agentworld_train::recipe::{ANDROID_PROMPT, TERMINAL_PROMPT};
 use agentworld_world::data::android::Dump;
-use agentworld_world::data::{generate_android, generate_terminal, AndroidDataConfig, TerminalDataConfig};
+use agentworld_world::data::{
+    AndroidDataConfig, TerminalDataConfig, generate_android, generate_terminal,
+};
 use agentworld_world::row::write_jsonl_file;
 use agentworld_world::{Domain, PromptSet, Split};
 use anyhow::{Context, Result};
@@ -50,23 +52,37 @@ pub fn run(args: Args) -> Result<()> {
         Kind::Terminal => generate_terminal(&TerminalDataConfig {
             n: args.n,
             seed: args.seed,
-            system_prompt: if full { PromptSet::builtin().system_prompt(Domain::Terminal).into() } else { TERMINAL_PROMPT.into() },
+            system_prompt: if full {
+                PromptSet::builtin().system_prompt(Domain::Terminal).into()
+            } else {
+                TERMINAL_PROMPT.into()
+            },
             ..Default::default()
         })?,
         Kind::Android => {
             let dir = args.dumps.unwrap_or_else(paths::default_android_dumps);
-            let dumps = Dump::load_dir(&dir).with_context(|| format!("reading dumps from {}", dir.display()))?;
+            let dumps = Dump::load_dir(&dir)
+                .with_context(|| format!("reading dumps from {}", dir.display()))?;
             generate_android(&AndroidDataConfig {
                 n: args.n,
                 seed: args.seed,
                 dumps,
-                system_prompt: if full { PromptSet::builtin().system_prompt(Domain::Android).into() } else { ANDROID_PROMPT.into() },
+                system_prompt: if full {
+                    PromptSet::builtin().system_prompt(Domain::Android).into()
+                } else {
+                    ANDROID_PROMPT.into()
+                },
                 ..Default::default()
             })?
         }
     };
     write_jsonl_file(&args.out, &rows)?;
     let held = rows.iter().filter(|r| r.split == Some(Split::Test)).count();
-    eprintln!("wrote {} rows ({} held out) to {}", rows.len(), held, args.out.display());
+    eprintln!(
+        "wrote {} rows ({} held out) to {}",
+        rows.len(),
+        held,
+        args.out.display()
+    );
     Ok(())
 }

@@ -2,12 +2,12 @@
 
 use std::path::PathBuf;
 
-use agentworld_train::eval::{evaluate, summarise, DomainSummary};
+use agentworld_train::eval::{DomainSummary, evaluate, summarise};
 use agentworld_train::recipe::pick_eval_rows;
 use agentworld_world::row::read_jsonl_file;
 use anyhow::{Context, Result};
 
-use crate::backend::{dispatch, BackendKind, OnBackend};
+use crate::backend::{BackendKind, OnBackend, dispatch};
 use crate::{paths, progress};
 
 /// Arguments of `agentworld eval`.
@@ -52,7 +52,9 @@ pub struct FidelityArgs {
 
 /// Prints the per-domain table and one machine-readable line per domain.
 pub fn print_table(summary: &[DomainSummary]) {
-    println!("| domain | rows | well-formed | exact | accuracy | baseline exact | baseline accuracy |");
+    println!(
+        "| domain | rows | well-formed | exact | accuracy | baseline exact | baseline accuracy |"
+    );
     println!("|---|---|---|---|---|---|---|");
     for d in summary {
         println!(
@@ -70,7 +72,15 @@ pub fn print_table(summary: &[DomainSummary]) {
     for d in summary {
         println!(
             "fidelity domain={} rows={} well_formed={:.4} exact={:.4} {}_accuracy={:.4} baseline_exact={:.4} baseline_{}_accuracy={:.4}",
-            d.domain, d.rows, d.well_formed, d.exact, d.accuracy_kind, d.accuracy, d.baseline_exact, d.accuracy_kind, d.baseline_accuracy
+            d.domain,
+            d.rows,
+            d.well_formed,
+            d.exact,
+            d.accuracy_kind,
+            d.accuracy,
+            d.baseline_exact,
+            d.accuracy_kind,
+            d.baseline_accuracy
         );
     }
 }
@@ -86,7 +96,13 @@ impl OnBackend for Job {
     fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<()> {
         let engine = progress::load_engine::<B>(&self.model, &device)?;
         let bar = progress::bar(self.rows.len() as u64, "evaluating");
-        let predictions = evaluate(&engine, &self.rows, self.args.batch, self.args.max_tokens, &mut |d, _| bar.set_position(d as u64))?;
+        let predictions = evaluate(
+            &engine,
+            &self.rows,
+            self.args.batch,
+            self.args.max_tokens,
+            &mut |d, _| bar.set_position(d as u64),
+        )?;
         bar.finish_and_clear();
         if let Some(path) = &self.args.predictions {
             let mut text = String::new();
@@ -109,9 +125,18 @@ pub fn run(args: Args) -> Result<()> {
 
 fn fidelity(args: FidelityArgs) -> Result<()> {
     let model = args.model.clone().unwrap_or_else(paths::default_model);
-    let data = args.data.clone().unwrap_or_else(|| model.join("heldout.jsonl"));
-    let rows = read_jsonl_file(&data).with_context(|| format!("reading held-out rows from {}", data.display()))?;
+    let data = args
+        .data
+        .clone()
+        .unwrap_or_else(|| model.join("heldout.jsonl"));
+    let rows = read_jsonl_file(&data)
+        .with_context(|| format!("reading held-out rows from {}", data.display()))?;
     let rows = pick_eval_rows(&rows, args.rows);
-    eprintln!("evaluating {} rows from {} on {}", rows.len(), data.display(), model.display());
+    eprintln!(
+        "evaluating {} rows from {} on {}",
+        rows.len(),
+        data.display(),
+        model.display()
+    );
     dispatch(args.backend, Job { args, model, rows })
 }

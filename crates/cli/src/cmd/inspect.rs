@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use agentworld_model::loader::{self, ExpertLayout, LayoutReport};
 use agentworld_model::LayerType;
+use agentworld_model::loader::{self, ExpertLayout, LayoutReport};
 use anyhow::{Context, Result};
 
 use crate::paths;
@@ -30,11 +30,15 @@ fn human(n: u64) -> String {
 
 pub fn run(args: Args) -> Result<()> {
     let dir = args.model.unwrap_or_else(paths::default_model);
-    let (config, checkpoint) = loader::open_dir(&dir).with_context(|| format!("opening {}", dir.display()))?;
+    let (config, checkpoint) =
+        loader::open_dir(&dir).with_context(|| format!("opening {}", dir.display()))?;
     let report = LayoutReport::describe(&checkpoint)?;
     let counts = config.param_counts();
     let kinds = config.layer_types();
-    let attention = kinds.iter().filter(|k| **k == LayerType::FullAttention).count();
+    let attention = kinds
+        .iter()
+        .filter(|k| **k == LayerType::FullAttention)
+        .count();
     if args.json {
         let v = serde_json::json!({
             "model": dir.display().to_string(),
@@ -59,7 +63,16 @@ pub fn run(args: Args) -> Result<()> {
         attention,
         config.vocab_size
     );
-    let pattern: String = kinds.iter().map(|k| if *k == LayerType::FullAttention { 'A' } else { 'D' }).collect();
+    let pattern: String = kinds
+        .iter()
+        .map(|k| {
+            if *k == LayerType::FullAttention {
+                'A'
+            } else {
+                'D'
+            }
+        })
+        .collect();
     println!("layers       {pattern}   (D = Gated DeltaNet, A = gated full attention)");
     println!(
         "attention    {} heads x {} (kv heads {}), RoPE on {} dims, theta {}",
@@ -79,9 +92,16 @@ pub fn run(args: Args) -> Result<()> {
     );
     println!(
         "moe          {} experts, top-{}, expert width {}, shared expert width {}",
-        config.num_experts, config.num_experts_per_tok, config.moe_intermediate_size, config.shared_expert_intermediate_size
+        config.num_experts,
+        config.num_experts_per_tok,
+        config.moe_intermediate_size,
+        config.shared_expert_intermediate_size
     );
-    println!("parameters   {} total, {} active per token", human(counts.total), human(counts.active));
+    println!(
+        "parameters   {} total, {} active per token",
+        human(counts.total),
+        human(counts.active)
+    );
     println!("context      {} tokens", config.max_position_embeddings);
     println!(
         "tensors      prefix `{}`, experts {}, {} shard(s), {}",
@@ -93,7 +113,11 @@ pub fn run(args: Args) -> Result<()> {
         report.shards.len(),
         human(report.data_bytes) + "B"
     );
-    let dtypes: Vec<String> = report.dtypes.iter().map(|(d, n)| format!("{n} {d}")).collect();
+    let dtypes: Vec<String> = report
+        .dtypes
+        .iter()
+        .map(|(d, n)| format!("{n} {d}"))
+        .collect();
     println!("dtypes       {}", dtypes.join(", "));
     for (group, n) in &report.skipped {
         println!("skipped      {n} tensors of {group}");

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
 use agentworld_engine::{GenerateParams, ModelCard};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
@@ -12,9 +11,10 @@ use agentworld_world::messages::turn_prompt;
 use agentworld_world::state::android::{parse_compact, parse_xml, render_compact};
 use agentworld_world::state::terminal::TerminalScreen;
 use agentworld_world::{Domain, History, Message, PromptSet, Row, TurnAction};
-use serde_json::{json, Value};
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
 
-use crate::backend::{dispatch, BackendKind, OnBackend};
+use crate::backend::{BackendKind, OnBackend, dispatch};
 use crate::display::Printer;
 use crate::{endpoint, paths, progress};
 
@@ -86,13 +86,24 @@ fn action_text(arg: &str) -> Result<String> {
 }
 
 fn read_history(path: &std::path::Path) -> Result<Row> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let row: Row = serde_json::from_str(text.trim())
         .or_else(|_| serde_json::from_str(first))
-        .with_context(|| format!("{}: not an AgentWorldBench row (task, id, prompt[], response[], turn_idx, ...)", path.display()))?;
+        .with_context(|| {
+            format!(
+                "{}: not an AgentWorldBench row (task, id, prompt[], response[], turn_idx, ...)",
+                path.display()
+            )
+        })?;
     if row.prompt.len() != row.response.len() {
-        bail!("{}: prompt has {} turns but response has {}", path.display(), row.prompt.len(), row.response.len());
+        bail!(
+            "{}: prompt has {} turns but response has {}",
+            path.display(),
+            row.prompt.len(),
+            row.response.len()
+        );
     }
     Ok(row)
 }
@@ -100,9 +111,12 @@ fn read_history(path: &std::path::Path) -> Result<Row> {
 /// The state in the representation the model expects (the demo model reads Android trees in
 /// android-compact form).
 fn prepare_state(domain: Domain, text: String, card: Option<&ModelCard>) -> Result<String> {
-    let wants_compact = card.and_then(|c| c.state_formats.get(domain.as_str())).is_some_and(|f| f == "android-compact");
+    let wants_compact = card
+        .and_then(|c| c.state_formats.get(domain.as_str()))
+        .is_some_and(|f| f == "android-compact");
     if domain == Domain::Android && wants_compact && text.trim_start().starts_with('<') {
-        let parsed = parse_xml(&text).context("the state looks like a UI dump but does not parse")?;
+        let parsed =
+            parse_xml(&text).context("the state looks like a UI dump but does not parse")?;
         for w in &parsed.warnings {
             eprintln!("note: state: {w}");
         }
@@ -116,9 +130,15 @@ fn parse_state(domain: Domain, observation: &str) -> Value {
     match domain {
         Domain::Terminal => json!(TerminalScreen::parse(observation)),
         Domain::Android => {
-            let parsed = if observation.trim_start().starts_with('<') { parse_xml(observation) } else { parse_compact(observation) };
+            let parsed = if observation.trim_start().starts_with('<') {
+                parse_xml(observation)
+            } else {
+                parse_compact(observation)
+            };
             match parsed {
-                Ok(p) => json!({"tree": p.tree, "warnings": p.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>()}),
+                Ok(p) => {
+                    json!({"tree": p.tree, "warnings": p.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>()})
+                }
                 Err(e) => json!({"error": e.to_string()}),
             }
         }
@@ -148,7 +168,10 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
         match std::fs::read_to_string(model_dir.join("agentworld.json")) {
-            Ok(t) => Some(serde_json::from_str(&t).with_context(|| format!("{}/agentworld.json", model_dir.display()))?),
+            Ok(t) => Some(
+                serde_json::from_str(&t)
+                    .with_context(|| format!("{}/agentworld.json", model_dir.display()))?,
+            ),
             Err(_) => None,
         }
     };
@@ -156,11 +179,22 @@ pub fn run(args: Args) -> Result<()> {
         && !c.domains.is_empty()
         && !c.domains.iter().any(|d| d == domain.as_str())
     {
-        eprintln!("warning: {} was trained on {} only; its {} predictions will be poor", c.name, c.domains.join(", "), domain.as_str());
+        eprintln!(
+            "warning: {} was trained on {} only; its {} predictions will be poor",
+            c.name,
+            c.domains.join(", "),
+            domain.as_str()
+        );
     }
     let prompts = match (&args.prompts_dir, &card) {
         (Some(dir), _) => PromptSet::from_dir(dir)?,
-        (None, Some(ModelCard { prompts_dir: Some(p), .. })) => PromptSet::from_dir(model_dir.join(p))?,
+        (
+            None,
+            Some(ModelCard {
+                prompts_dir: Some(p),
+                ..
+            }),
+        ) => PromptSet::from_dir(model_dir.join(p))?,
         _ => PromptSet::builtin(),
     };
     let state = match &args.state {
@@ -178,9 +212,19 @@ pub fn run(args: Args) -> Result<()> {
             history.push(p.clone(), r.clone());
         }
     }
-    let prompt = turn_prompt(history.next_turn(), &action.to_block_text(), state.as_deref());
+    let prompt = turn_prompt(
+        history.next_turn(),
+        &action.to_block_text(),
+        state.as_deref(),
+    );
     let messages = history.messages(&prompt);
-    let request = Request { domain, messages, card, model_dir, args };
+    let request = Request {
+        domain,
+        messages,
+        card,
+        model_dir,
+        args,
+    };
     let output = match request.args.endpoint.clone() {
         Some(url) => run_endpoint(&request, &url)?,
         None => dispatch(request.args.backend, &request)?,
@@ -201,17 +245,32 @@ impl OnBackend for &Request {
         let engine = progress::load_engine::<B>(&self.model_dir, &device)?;
         let text = engine.render_prompt(&self.messages, None)?;
         let ids = engine.encode(&text)?;
-        let max_tokens = self.args.max_tokens.or(self.card.as_ref().and_then(|c| c.max_new_tokens)).unwrap_or(4096);
+        let max_tokens = self
+            .args
+            .max_tokens
+            .or(self.card.as_ref().and_then(|c| c.max_new_tokens))
+            .unwrap_or(4096);
         let sampling = SamplingParams {
             temperature: self.args.temperature.unwrap_or(0.0),
             top_p: self.args.top_p,
             top_k: self.args.top_k,
             seed: self.args.seed,
         };
-        eprintln!("prompt: {} tokens; model: {}", ids.len(), self.model_dir.display());
+        eprintln!(
+            "prompt: {} tokens; model: {}",
+            ids.len(),
+            self.model_dir.display()
+        );
         let mut printer = Printer::new(text.ends_with("<think>\n"), self.args.json);
         let started = Instant::now();
-        let g = engine.generate(&ids, &GenerateParams { max_tokens, sampling }, &mut |t| printer.push(t))?;
+        let g = engine.generate(
+            &ids,
+            &GenerateParams {
+                max_tokens,
+                sampling,
+            },
+            &mut |t| printer.push(t),
+        )?;
         printer.finish();
         if g.finish_reason == agentworld_engine::FinishReason::Length {
             eprintln!("note: stopped at --max-tokens {max_tokens}");
@@ -223,7 +282,11 @@ impl OnBackend for &Request {
             g.prefill_secs,
             g.decode_tokens_per_sec()
         );
-        Ok(Output { text: g.text, tokens: Some(g.token_ids.len()), secs: started.elapsed().as_secs_f64() })
+        Ok(Output {
+            text: g.text,
+            tokens: Some(g.token_ids.len()),
+            secs: started.elapsed().as_secs_f64(),
+        })
     }
 }
 
@@ -247,17 +310,26 @@ fn run_endpoint(request: &Request, url: &str) -> Result<Output> {
     printer.finish();
     let secs = started.elapsed().as_secs_f64();
     match completion.completion_tokens {
-        Some(n) => eprintln!("{n} tokens in {secs:.2}s ({:.1} tok/s) from {model} at {url}", n as f64 / secs),
+        Some(n) => eprintln!(
+            "{n} tokens in {secs:.2}s ({:.1} tok/s) from {model} at {url}",
+            n as f64 / secs
+        ),
         None => eprintln!("done in {secs:.2}s from {model} at {url}"),
     }
-    Ok(Output { text: completion.text, tokens: completion.completion_tokens.map(|n| n as usize), secs })
+    Ok(Output {
+        text: completion.text,
+        tokens: completion.completion_tokens.map(|n| n as usize),
+        secs,
+    })
 }
 
 fn finish(request: &Request, output: &Output) -> Result<()> {
     let observation = extract_observation(&output.text);
     let well_formed = is_well_formed(&output.text);
     if !well_formed {
-        eprintln!("note: the output is not one closed <predicted_observation> block; showing what could be extracted");
+        eprintln!(
+            "note: the output is not one closed <predicted_observation> block; showing what could be extracted"
+        );
     }
     if request.args.json {
         let value = json!({

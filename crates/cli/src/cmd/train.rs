@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use agentworld_train::recipe::{build_demo, BuildEvent, DemoRecipe};
-use anyhow::{bail, Result};
+use agentworld_train::recipe::{BuildEvent, DemoRecipe, build_demo};
+use anyhow::{Result, bail};
 
 use crate::{paths, progress};
 
@@ -58,33 +58,46 @@ pub fn run(args: Args) -> Result<()> {
     let work = args.work.unwrap_or_else(|| args.out.with_extension("work"));
     let dumps = args.dumps.unwrap_or_else(paths::default_android_dumps);
     let mut bar: Option<indicatif::ProgressBar> = None;
-    let summary = build_demo(&recipe, &dumps, &work, &args.out, &mut |event| match event {
-        BuildEvent::Phase(p) => {
-            if let Some(b) = bar.take() {
-                b.finish();
+    let summary = build_demo(
+        &recipe,
+        &dumps,
+        &work,
+        &args.out,
+        &mut |event| match event {
+            BuildEvent::Phase(p) => {
+                if let Some(b) = bar.take() {
+                    b.finish();
+                }
+                eprintln!("== {p}");
             }
-            eprintln!("== {p}");
-        }
-        BuildEvent::Note(n) => eprintln!("   {n}"),
-        BuildEvent::Step(s, total) => {
-            let b = bar.get_or_insert_with(|| progress::bar(total as u64, "training"));
-            b.set_position(s.step as u64 + 1);
-            b.set_message(format!("loss {:.3} lr {:.1e}", s.loss, s.learning_rate));
-            if s.step % 25 == 0 || s.step + 1 == total {
-                let line = format!("step {:>5}  loss {:.4}  lr {:.2e}  {:>5} tok  {:>6.0}s", s.step, s.loss, s.learning_rate, s.tokens, s.elapsed_secs);
-                b.suspend(|| eprintln!("{line}"));
+            BuildEvent::Note(n) => eprintln!("   {n}"),
+            BuildEvent::Step(s, total) => {
+                let b = bar.get_or_insert_with(|| progress::bar(total as u64, "training"));
+                b.set_position(s.step as u64 + 1);
+                b.set_message(format!("loss {:.3} lr {:.1e}", s.loss, s.learning_rate));
+                if s.step % 25 == 0 || s.step + 1 == total {
+                    let line = format!(
+                        "step {:>5}  loss {:.4}  lr {:.2e}  {:>5} tok  {:>6.0}s",
+                        s.step, s.loss, s.learning_rate, s.tokens, s.elapsed_secs
+                    );
+                    b.suspend(|| eprintln!("{line}"));
+                }
             }
-        }
-        BuildEvent::Eval(done, total) => {
-            let b = bar.get_or_insert_with(|| progress::bar(total as u64, "evaluating"));
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        }
-    })?;
+            BuildEvent::Eval(done, total) => {
+                let b = bar.get_or_insert_with(|| progress::bar(total as u64, "evaluating"));
+                b.set_length(total as u64);
+                b.set_position(done as u64);
+            }
+        },
+    )?;
     if let Some(b) = bar.take() {
         b.finish();
     }
-    eprintln!("model written to {} (training took {:.0}s)", summary.model_dir.display(), summary.train_secs);
+    eprintln!(
+        "model written to {} (training took {:.0}s)",
+        summary.model_dir.display(),
+        summary.train_secs
+    );
     crate::cmd::eval::print_table(&summary.evaluation);
     Ok(())
 }

@@ -61,14 +61,26 @@ impl<B: Backend> GatedAttention<B> {
         let [batch, seq, _] = x.dims();
         let (hq, hkv, hd) = (self.num_heads, self.num_kv_heads, self.head_dim);
 
-        let qg = self.q_proj.forward(x.clone()).reshape([batch, seq, hq, 2 * hd]);
+        let qg = self
+            .q_proj
+            .forward(x.clone())
+            .reshape([batch, seq, hq, 2 * hd]);
         let query = qg.clone().slice([0..batch, 0..seq, 0..hq, 0..hd]);
-        let gate = qg.slice([0..batch, 0..seq, 0..hq, hd..2 * hd]).reshape([batch, seq, hq * hd]);
+        let gate = qg
+            .slice([0..batch, 0..seq, 0..hq, hd..2 * hd])
+            .reshape([batch, seq, hq * hd]);
 
         let query = self.q_norm.forward(query).swap_dims(1, 2); // [b, hq, s, hd]
-        let key = self.k_proj.forward(x.clone()).reshape([batch, seq, hkv, hd]);
+        let key = self
+            .k_proj
+            .forward(x.clone())
+            .reshape([batch, seq, hkv, hd]);
         let key = self.k_norm.forward(key).swap_dims(1, 2); // [b, hkv, s, hd]
-        let value = self.v_proj.forward(x).reshape([batch, seq, hkv, hd]).swap_dims(1, 2);
+        let value = self
+            .v_proj
+            .forward(x)
+            .reshape([batch, seq, hkv, hd])
+            .swap_dims(1, 2);
 
         let query = rope.apply(query, tables);
         let key = rope.apply(key, tables);
@@ -99,7 +111,10 @@ impl<B: Backend> GatedAttention<B> {
             scores = scores.mask_fill(mask.expand([batch, hq, seq, total]), f32::MIN);
         }
         let probs = softmax(scores, 3);
-        let out = probs.matmul(value).swap_dims(1, 2).reshape([batch, seq, hq * hd]);
+        let out = probs
+            .matmul(value)
+            .swap_dims(1, 2)
+            .reshape([batch, seq, hq * hd]);
         self.o_proj.forward(out * sigmoid(gate))
     }
 }

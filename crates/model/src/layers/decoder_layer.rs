@@ -73,16 +73,26 @@ impl<B: Backend> DecoderLayer<B> {
             (Mixer::LinearAttention(m), Some(LayerCache::DeltaNet(s))) => {
                 m.forward(normed, ctx.padding.clone(), Some(s))
             }
-            (Mixer::FullAttention(m), None) => {
-                m.forward(normed, ctx.rope, ctx.rope_tables, ctx.attention_mask.clone(), None)
-            }
-            (Mixer::FullAttention(m), Some(LayerCache::Attention(kv))) => {
-                m.forward(normed, ctx.rope, ctx.rope_tables, ctx.attention_mask.clone(), Some(kv))
-            }
+            (Mixer::FullAttention(m), None) => m.forward(
+                normed,
+                ctx.rope,
+                ctx.rope_tables,
+                ctx.attention_mask.clone(),
+                None,
+            ),
+            (Mixer::FullAttention(m), Some(LayerCache::Attention(kv))) => m.forward(
+                normed,
+                ctx.rope,
+                ctx.rope_tables,
+                ctx.attention_mask.clone(),
+                Some(kv),
+            ),
             _ => panic!("layer cache kind does not match the layer kind"),
         };
         let h = x + mixed;
-        let moe = self.mlp.forward(self.post_attention_layernorm.forward(h.clone()));
+        let moe = self
+            .mlp
+            .forward(self.post_attention_layernorm.forward(h.clone()));
         h + moe
     }
 }

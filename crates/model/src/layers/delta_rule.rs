@@ -13,8 +13,8 @@
 //! by `dk^-0.5`. Everything runs in the backend float type, which must be f32 for parity (the
 //! reference keeps this kernel in f32 even for bf16 models).
 
-use burn::tensor::backend::Backend;
 use burn::tensor::Tensor;
+use burn::tensor::backend::Backend;
 
 /// Chunk length of the chunked form (64, as in the reference).
 pub const CHUNK_SIZE: usize = 64;
@@ -41,7 +41,15 @@ pub struct DeltaRuleInput<B: Backend> {
 }
 
 impl<B: Backend> DeltaRuleInput<B> {
-    fn normalised(self) -> (Tensor<B, 4>, Tensor<B, 4>, Tensor<B, 4>, Tensor<B, 3>, Tensor<B, 3>) {
+    fn normalised(
+        self,
+    ) -> (
+        Tensor<B, 4>,
+        Tensor<B, 4>,
+        Tensor<B, 4>,
+        Tensor<B, 3>,
+        Tensor<B, 3>,
+    ) {
         let dk = self.query.dims()[3];
         let query = l2norm(self.query).mul_scalar((dk as f64).powf(-0.5));
         (query, l2norm(self.key), self.value, self.g, self.beta)
@@ -65,10 +73,18 @@ pub fn recurrent<B: Backend>(
     for t in 0..seq {
         // With one token (decode) the inputs are used whole, without a slice.
         let step = |x: &Tensor<B, 4>, d: usize| {
-            if seq == 1 { x.clone() } else { x.clone().slice([0..b, 0..h, t..t + 1, 0..d]) }
+            if seq == 1 {
+                x.clone()
+            } else {
+                x.clone().slice([0..b, 0..h, t..t + 1, 0..d])
+            }
         };
         let step3 = |x: &Tensor<B, 3>| {
-            if seq == 1 { x.clone() } else { x.clone().slice([0..b, 0..h, t..t + 1]) }
+            if seq == 1 {
+                x.clone()
+            } else {
+                x.clone().slice([0..b, 0..h, t..t + 1])
+            }
         };
         let q_t = step(&query, dk); // [b, h, 1, dk]
         let k_t = step(&key, dk);
@@ -112,7 +128,11 @@ pub fn chunked<B: Backend>(
         }
     };
     let pad3 = |t: Tensor<B, 3>| {
-        if pad == 0 { t } else { Tensor::cat(vec![t, Tensor::zeros([b, h, pad], &device)], 2) }
+        if pad == 0 {
+            t
+        } else {
+            Tensor::cat(vec![t, Tensor::zeros([b, h, pad], &device)], 2)
+        }
     };
     let query = pad4(query, dk).reshape([b, h, n, c, dk]);
     let key = pad4(key, dk).reshape([b, h, n, c, dk]);
@@ -147,12 +167,16 @@ pub fn chunked<B: Backend>(
     let mut outputs = Vec::with_capacity(n);
     for i in 0..n {
         let chunk = |t: Tensor<B, 5>, d: usize| {
-            t.slice([0..b, 0..h, i..i + 1, 0..c, 0..d]).reshape([b, h, c, d])
+            t.slice([0..b, 0..h, i..i + 1, 0..c, 0..d])
+                .reshape([b, h, c, d])
         };
         let (q_i, k_i) = (chunk(query.clone(), dk), chunk(key.clone(), dk));
         let (u_i, w_i) = (chunk(u.clone(), dv), chunk(w.clone(), dk));
         let decay_i = chunk(decay.clone(), c);
-        let g_i = g.clone().slice([0..b, 0..h, i..i + 1, 0..c]).reshape([b, h, c, 1]);
+        let g_i = g
+            .clone()
+            .slice([0..b, 0..h, i..i + 1, 0..c])
+            .reshape([b, h, c, 1]);
         let g_last = g_i.clone().slice([0..b, 0..h, c - 1..c, 0..1]); // [b,h,1,1]
 
         let a_qk = (q_i.clone().matmul(k_i.clone().swap_dims(2, 3)) * decay_i).tril(0);
@@ -176,8 +200,15 @@ mod tests {
         let dev = Default::default();
         let r = |shape: [usize; 4]| Tensor::random(shape, Distribution::Normal(0.0, 1.0), &dev);
         let g = Tensor::<TestBackend, 3>::random([b, h, s], Distribution::Uniform(-1.0, 0.0), &dev);
-        let beta = Tensor::<TestBackend, 3>::random([b, h, s], Distribution::Uniform(0.0, 1.0), &dev);
-        DeltaRuleInput { query: r([b, h, s, d]), key: r([b, h, s, d]), value: r([b, h, s, d]), g, beta }
+        let beta =
+            Tensor::<TestBackend, 3>::random([b, h, s], Distribution::Uniform(0.0, 1.0), &dev);
+        DeltaRuleInput {
+            query: r([b, h, s, d]),
+            key: r([b, h, s, d]),
+            value: r([b, h, s, d]),
+            g,
+            beta,
+        }
     }
 
     /// The chunked form spans several chunks and a ragged tail; it must equal the token-by-token
@@ -192,8 +223,12 @@ mod tests {
         );
         let (o_rec, s_rec) = recurrent(input.clone(), s0.clone());
         let (o_chk, s_chk) = chunked(input, s0);
-        o_chk.into_data().assert_approx_eq(&o_rec.into_data(), Tolerance::<f32>::absolute(1e-4));
-        s_chk.into_data().assert_approx_eq(&s_rec.into_data(), Tolerance::<f32>::absolute(1e-4));
+        o_chk
+            .into_data()
+            .assert_approx_eq(&o_rec.into_data(), Tolerance::<f32>::absolute(1e-4));
+        s_chk
+            .into_data()
+            .assert_approx_eq(&s_rec.into_data(), Tolerance::<f32>::absolute(1e-4));
     }
 
     /// With beta = 1, g = 0 and one orthonormal key, the state stores v exactly and a query equal

@@ -11,9 +11,9 @@
 
 use burn::module::{Module, Param};
 use burn::nn::Linear;
+use burn::tensor::Tensor;
 use burn::tensor::activation::{sigmoid, silu};
 use burn::tensor::backend::Backend;
-use burn::tensor::Tensor;
 
 use super::delta_rule::{self, DeltaRuleInput};
 use super::rms_norm::RmsNormGated;
@@ -88,12 +88,20 @@ impl<B: Backend> GatedDeltaNet<B> {
             None => x,
         };
         let [batch, seq, _] = x.dims();
-        let (hk, hv, dk, dv) = (self.num_k_heads, self.num_v_heads, self.head_k_dim, self.head_v_dim);
+        let (hk, hv, dk, dv) = (
+            self.num_k_heads,
+            self.num_v_heads,
+            self.head_k_dim,
+            self.head_v_dim,
+        );
         let (kd, vd) = (hk * dk, hv * dv);
         let device = x.device();
 
         let mixed = self.in_proj_qkv.forward(x.clone()); // [b, s, conv_dim]
-        let z = self.in_proj_z.forward(x.clone()).reshape([batch, seq, hv, dv]);
+        let z = self
+            .in_proj_z
+            .forward(x.clone())
+            .reshape([batch, seq, hv, dv]);
         let beta = sigmoid(self.in_proj_b.forward(x.clone())); // [b, s, hv]
         let a = self.in_proj_a.forward(x);
         let dt_bias = self.dt_bias.val().reshape([1, 1, hv]);
@@ -109,15 +117,25 @@ impl<B: Backend> GatedDeltaNet<B> {
         let padded = Tensor::cat(vec![window, mixed], 1); // [b, k-1+s, conv_dim]
         let qkv = silu(self.depthwise_conv(padded.clone(), seq));
 
-        let q = qkv.clone().slice([0..batch, 0..seq, 0..kd]).reshape([batch, seq, hk, dk]);
-        let kk = qkv.clone().slice([0..batch, 0..seq, kd..2 * kd]).reshape([batch, seq, hk, dk]);
-        let v = qkv.slice([0..batch, 0..seq, 2 * kd..2 * kd + vd]).reshape([batch, seq, hv, dv]);
+        let q = qkv
+            .clone()
+            .slice([0..batch, 0..seq, 0..kd])
+            .reshape([batch, seq, hk, dk]);
+        let kk = qkv
+            .clone()
+            .slice([0..batch, 0..seq, kd..2 * kd])
+            .reshape([batch, seq, hk, dk]);
+        let v = qkv
+            .slice([0..batch, 0..seq, 2 * kd..2 * kd + vd])
+            .reshape([batch, seq, hv, dv]);
         let repeat = |t: Tensor<B, 4>| {
             let r = hv / hk;
             if r == 1 {
                 t
             } else {
-                t.unsqueeze_dim::<5>(3).expand([batch, seq, hk, r, dk]).reshape([batch, seq, hv, dk])
+                t.unsqueeze_dim::<5>(3)
+                    .expand([batch, seq, hk, r, dk])
+                    .reshape([batch, seq, hv, dk])
             }
         };
         // [b, s, h, ..] -> [b, h, s, ..]. For one token this is a reshape: burn 0.21's wgpu
@@ -125,11 +143,19 @@ impl<B: Backend> GatedDeltaNet<B> {
         // for batch > 1 in decode), and a reshape of a contiguous tensor is free anyway.
         let heads_first = |t: Tensor<B, 4>| {
             let [b, s, h, d] = t.dims();
-            if s == 1 { t.reshape([b, h, 1, d]) } else { t.swap_dims(1, 2) }
+            if s == 1 {
+                t.reshape([b, h, 1, d])
+            } else {
+                t.swap_dims(1, 2)
+            }
         };
         let heads_first3 = |t: Tensor<B, 3>| {
             let [b, s, h] = t.dims();
-            if s == 1 { t.reshape([b, h, 1]) } else { t.swap_dims(1, 2) }
+            if s == 1 {
+                t.reshape([b, h, 1])
+            } else {
+                t.swap_dims(1, 2)
+            }
         };
         let input = DeltaRuleInput {
             query: heads_first(repeat(q)),
@@ -152,7 +178,11 @@ impl<B: Backend> GatedDeltaNet<B> {
             state.conv = padded.slice([0..batch, len - (k - 1)..len, 0..conv_dim]);
             state.recurrent = s1;
         }
-        let o = if seq == 1 { o.reshape([batch, 1, hv, dv]) } else { o.swap_dims(1, 2) };
+        let o = if seq == 1 {
+            o.reshape([batch, 1, hv, dv])
+        } else {
+            o.swap_dims(1, 2)
+        };
         let o = self.norm.forward(o, z); // [b, s, hv, dv]
         self.out_proj.forward(o.reshape([batch, seq, vd]))
     }
@@ -168,7 +198,10 @@ impl<B: Backend> GatedDeltaNet<B> {
         let weight = self.conv1d.val(); // [c, k]
         let mut out: Option<Tensor<B, 3>> = None;
         for j in 0..k {
-            let tap = weight.clone().slice([0..channels, j..j + 1]).reshape([1, 1, channels]);
+            let tap = weight
+                .clone()
+                .slice([0..channels, j..j + 1])
+                .reshape([1, 1, channels]);
             let term = padded.clone().slice([0..batch, j..j + seq, 0..channels]) * tap;
             out = Some(match out {
                 Some(acc) => acc + term,
@@ -189,8 +222,10 @@ mod tests {
     fn softplus_is_stable_and_exact() {
         let dev = Default::default();
         let x = Tensor::<TestBackend, 1>::from_floats([-30.0, -1.0, 0.0, 2.0, 100.0], &dev);
-        let expected: Vec<f32> =
-            [-30.0f32, -1.0, 0.0, 2.0, 100.0].iter().map(|&v| if v > 20.0 { v } else { v.exp().ln_1p() }).collect();
+        let expected: Vec<f32> = [-30.0f32, -1.0, 0.0, 2.0, 100.0]
+            .iter()
+            .map(|&v| if v > 20.0 { v } else { v.exp().ln_1p() })
+            .collect();
         softplus(x).into_data().assert_approx_eq(
             &TensorData::from(expected.as_slice()),
             burn::tensor::Tolerance::<f32>::absolute(1e-6),

@@ -3,9 +3,9 @@
 
 use burn::module::Module;
 use burn::nn::Linear;
+use burn::tensor::Tensor;
 use burn::tensor::activation::silu;
 use burn::tensor::backend::Backend;
-use burn::tensor::Tensor;
 
 /// A SwiGLU MLP without biases.
 #[derive(Module, Debug)]

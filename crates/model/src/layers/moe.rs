@@ -101,12 +101,17 @@ impl<B: Backend> SparseMoe<B> {
         let idx = routing.indices.clone().reshape([n * k]);
         let gate_up = self.experts.gate_up_proj.val().select(0, idx.clone()); // [n*k, h, 2I]
         let down = self.experts.down_proj.val().select(0, idx); // [n*k, I, h]
-        let xs = x.unsqueeze_dim::<3>(1).expand([n, k, h]).reshape([n * k, 1, h]);
+        let xs = x
+            .unsqueeze_dim::<3>(1)
+            .expand([n, k, h])
+            .reshape([n * k, 1, h]);
         let gu = xs.matmul(gate_up); // [n*k, 1, 2I]
         let act = silu(gu.clone().slice([0..n * k, 0..1, 0..inter]))
             * gu.slice([0..n * k, 0..1, inter..2 * inter]);
         let out = act.matmul(down).reshape([n, k, h]);
-        (out * routing.weights.clone().unsqueeze_dim::<3>(2)).sum_dim(1).reshape([n, h])
+        (out * routing.weights.clone().unsqueeze_dim::<3>(2))
+            .sum_dim(1)
+            .reshape([n, h])
     }
 
     /// Runs every expert on every token and weights the results by the routing (zero for
@@ -125,9 +130,15 @@ impl<B: Backend> SparseMoe<B> {
             IndexingUpdateOp::Add,
         ); // [n, e]
         // All experts side by side: x [n, h] @ [h, e * 2I] in one matmul.
-        let gate_up = self.experts.gate_up_proj.val().swap_dims(0, 1).reshape([h, e * 2 * inter]);
+        let gate_up = self
+            .experts
+            .gate_up_proj
+            .val()
+            .swap_dims(0, 1)
+            .reshape([h, e * 2 * inter]);
         let gu = x.matmul(gate_up).reshape([n, e, 2 * inter]);
-        let act = silu(gu.clone().slice([0..n, 0..e, 0..inter])) * gu.slice([0..n, 0..e, inter..2 * inter]);
+        let act = silu(gu.clone().slice([0..n, 0..e, 0..inter]))
+            * gu.slice([0..n, 0..e, inter..2 * inter]);
         // sum_e w_e * (act_e @ down_e) = (w ⊙ act) [n, e * I] @ down [e * I, h].
         let weighted = (act * combine.unsqueeze_dim::<3>(2)).reshape([n, e * inter]);
         weighted.matmul(self.experts.down_proj.val().reshape([e * inter, h]))
@@ -137,9 +148,9 @@ impl<B: Backend> SparseMoe<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::TestBackend;
     use crate::config::Qwen35MoeConfig;
     use crate::model::Qwen35Moe;
-    use crate::TestBackend;
     use burn::tensor::{Distribution, Tolerance};
 
     fn tiny() -> Qwen35MoeConfig {
@@ -164,7 +175,10 @@ mod tests {
         let routing = moe.route(x.clone());
         let gathered = moe.experts_gathered(x.clone(), &routing);
         let dense = moe.experts_dense(x.clone(), &routing);
-        gathered.clone().into_data().assert_approx_eq(&dense.into_data(), Tolerance::<f32>::absolute(1e-6));
+        gathered
+            .clone()
+            .into_data()
+            .assert_approx_eq(&dense.into_data(), Tolerance::<f32>::absolute(1e-6));
 
         let idx = routing.indices.into_data().to_vec::<i32>().unwrap();
         let w = routing.weights.into_data().to_vec::<f32>().unwrap();
@@ -184,7 +198,10 @@ mod tests {
             }
             rows.push(acc);
         }
-        gathered.into_data().assert_approx_eq(&Tensor::cat(rows, 0).into_data(), Tolerance::<f32>::absolute(1e-6));
+        gathered.into_data().assert_approx_eq(
+            &Tensor::cat(rows, 0).into_data(),
+            Tolerance::<f32>::absolute(1e-6),
+        );
     }
 
     #[test]
@@ -193,7 +210,13 @@ mod tests {
         let model = Qwen35Moe::<TestBackend>::init(&tiny(), &dev);
         let x = Tensor::<TestBackend, 2>::random([7, 16], Distribution::Normal(0.0, 1.0), &dev);
         let r = model.layers[0].mlp.route(x);
-        let sums = r.weights.clone().sum_dim(1).into_data().to_vec::<f32>().unwrap();
+        let sums = r
+            .weights
+            .clone()
+            .sum_dim(1)
+            .into_data()
+            .to_vec::<f32>()
+            .unwrap();
         assert!(sums.iter().all(|s| (s - 1.0).abs() < 1e-6), "{sums:?}");
         let w = r.weights.into_data().to_vec::<f32>().unwrap();
         assert!(w.chunks(2).all(|p| p[0] >= p[1]), "highest first: {w:?}");

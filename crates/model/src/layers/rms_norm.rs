@@ -10,9 +10,9 @@
 //! which is the same thing when the model runs in f32.
 
 use burn::module::{Module, Param};
+use burn::tensor::Tensor;
 use burn::tensor::activation::silu;
 use burn::tensor::backend::Backend;
-use burn::tensor::Tensor;
 
 /// Normalises `x` over its last axis: `x * rsqrt(mean(x^2, -1) + eps)`.
 fn rms_normalise<B: Backend, const D: usize>(x: Tensor<B, D>, eps: f64) -> Tensor<B, D> {
@@ -32,7 +32,10 @@ pub struct RmsNorm1p<B: Backend> {
 impl<B: Backend> RmsNorm1p<B> {
     /// Wraps a loaded weight.
     pub fn new(weight: Tensor<B, 1>, eps: f64) -> Self {
-        Self { weight: Param::from_tensor(weight), eps }
+        Self {
+            weight: Param::from_tensor(weight),
+            eps,
+        }
     }
 
     /// A fresh norm (weight zero, i.e. scale one), as transformers initialises it.
@@ -63,7 +66,10 @@ pub struct RmsNormGated<B: Backend> {
 impl<B: Backend> RmsNormGated<B> {
     /// Wraps a loaded weight.
     pub fn new(weight: Tensor<B, 1>, eps: f64) -> Self {
-        Self { weight: Param::from_tensor(weight), eps }
+        Self {
+            weight: Param::from_tensor(weight),
+            eps,
+        }
     }
 
     /// A fresh norm (weight one), as transformers initialises it.

@@ -41,7 +41,10 @@ impl PartialRope {
                 1.0 / (theta as f32).powf(exponent)
             })
             .collect();
-        Self { inv_freq, rotary_dim }
+        Self {
+            inv_freq,
+            rotary_dim,
+        }
     }
 
     /// `cos`/`sin` tables for integer positions.
@@ -53,11 +56,14 @@ impl PartialRope {
         let device = positions.device();
         let [batch, seq] = positions.dims();
         let half = self.inv_freq.len();
-        let inv = Tensor::<B, 1>::from_floats(self.inv_freq.as_slice(), &device)
-            .reshape([1, 1, half]);
+        let inv =
+            Tensor::<B, 1>::from_floats(self.inv_freq.as_slice(), &device).reshape([1, 1, half]);
         let freqs = positions.float().reshape([batch, seq, 1]) * inv; // [b, s, half]
         let emb = Tensor::cat(vec![freqs.clone(), freqs], 2).reshape([batch, 1, seq, 2 * half]);
-        RopeTables { cos: emb.clone().cos(), sin: emb.sin() }
+        RopeTables {
+            cos: emb.clone().cos(),
+            sin: emb.sin(),
+        }
     }
 
     /// Rotates the first `rot` dims of every head; the rest pass through.
@@ -87,7 +93,7 @@ impl PartialRope {
 mod tests {
     use super::*;
     use crate::TestBackend;
-    use burn::tensor::{Tolerance, TensorData};
+    use burn::tensor::{TensorData, Tolerance};
 
     #[test]
     fn rotates_only_the_first_rot_dims() {
@@ -96,7 +102,10 @@ mod tests {
         let pos = Tensor::<TestBackend, 2, Int>::from_ints([[0, 1]], &dev);
         let tables = rope.tables(pos);
         let x = Tensor::<TestBackend, 4>::from_floats(
-            [[[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]]]],
+            [[[
+                [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+                [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+            ]]],
             &dev,
         );
         let y = rope.apply(x, &tables);
@@ -106,8 +115,16 @@ mod tests {
         let (c2, s2) = (0.01f32.cos(), 0.01f32.sin());
         let expected = TensorData::from([[[
             [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
-            [1.0 * c1 - 3.0 * s1, 2.0 * c2 - 4.0 * s2, 3.0 * c1 + 1.0 * s1, 4.0 * c2 + 2.0 * s2, 5.0, 6.0],
+            [
+                1.0 * c1 - 3.0 * s1,
+                2.0 * c2 - 4.0 * s2,
+                3.0 * c1 + 1.0 * s1,
+                4.0 * c2 + 2.0 * s2,
+                5.0,
+                6.0,
+            ],
         ]]]);
-        y.into_data().assert_approx_eq(&expected, Tolerance::<f32>::absolute(1e-5));
+        y.into_data()
+            .assert_approx_eq(&expected, Tolerance::<f32>::absolute(1e-5));
     }
 }

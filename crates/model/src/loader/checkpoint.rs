@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use safetensors::tensor::{Dtype, TensorInfo};
 use safetensors::SafeTensors;
+use safetensors::tensor::{Dtype, TensorInfo};
 use serde::Deserialize;
 
 use crate::error::{ModelError, Result};
@@ -77,10 +77,22 @@ fn parse_shard(name: &str, bytes: ShardBytes) -> Result<Shard> {
             | safetensors::SafeTensorError::HeaderTooSmall => "; the file looks truncated",
             _ => "",
         };
-        ModelError::Safetensors { file: name.to_string(), message: format!("{e:?}{hint}") }
+        ModelError::Safetensors {
+            file: name.to_string(),
+            message: format!("{e:?}{hint}"),
+        }
     })?;
-    let tensors = metadata.tensors().into_iter().map(|(k, v)| (k, v.clone())).collect();
-    Ok(Shard { name: name.to_string(), bytes, data_start: 8 + n, tensors })
+    let tensors = metadata
+        .tensors()
+        .into_iter()
+        .map(|(k, v)| (k, v.clone()))
+        .collect();
+    Ok(Shard {
+        name: name.to_string(),
+        bytes,
+        data_start: 8 + n,
+        tensors,
+    })
 }
 
 impl Checkpoint {
@@ -94,7 +106,11 @@ impl Checkpoint {
         for (name, bytes) in shards {
             parsed.insert(name.clone(), (name, ShardBytes::Owned(bytes)));
         }
-        Self::assemble(parsed.into_values().collect(), index, "model.safetensors.index.json")
+        Self::assemble(
+            parsed.into_values().collect(),
+            index,
+            "model.safetensors.index.json",
+        )
     }
 
     /// Opens a checkpoint directory: `model.safetensors.index.json` and its shards, or else every
@@ -106,7 +122,10 @@ impl Checkpoint {
     /// a truncated or malformed shard, two shards holding the same tensor without an index.
     #[cfg(feature = "native")]
     pub fn open_dir(dir: &std::path::Path) -> Result<Self> {
-        let io = |path: &std::path::Path, e| ModelError::Io { path: path.display().to_string(), source: e };
+        let io = |path: &std::path::Path, e| ModelError::Io {
+            path: path.display().to_string(),
+            source: e,
+        };
         let index_path = dir.join("model.safetensors.index.json");
         let index = match std::fs::read_to_string(&index_path) {
             Ok(text) => Some(text),
@@ -126,7 +145,11 @@ impl Checkpoint {
                 .unwrap_or_default();
             if let Some(missing) = listed.iter().find(|f| !files.contains(f)) {
                 let parsed: IndexFile = serde_json::from_str(text).expect("parsed above");
-                let tensor = parsed.weight_map.iter().find(|(_, f)| *f == missing).map(|(t, _)| t);
+                let tensor = parsed
+                    .weight_map
+                    .iter()
+                    .find(|(_, f)| *f == missing)
+                    .map(|(t, _)| t);
                 return Err(ModelError::Index {
                     file: index_path.display().to_string(),
                     message: format!(
@@ -158,14 +181,21 @@ impl Checkpoint {
         Self::assemble(shards, index.as_deref(), &index_path.display().to_string())
     }
 
-    fn assemble(files: Vec<(String, ShardBytes)>, index: Option<&str>, index_name: &str) -> Result<Self> {
-        let index = match index {
-            Some(text) => Some(serde_json::from_str::<IndexFile>(text).map_err(|e| ModelError::Index {
-                file: index_name.to_string(),
-                message: format!("invalid index JSON: {e}"),
-            })?),
-            None => None,
-        };
+    fn assemble(
+        files: Vec<(String, ShardBytes)>,
+        index: Option<&str>,
+        index_name: &str,
+    ) -> Result<Self> {
+        let index =
+            match index {
+                Some(text) => Some(serde_json::from_str::<IndexFile>(text).map_err(|e| {
+                    ModelError::Index {
+                        file: index_name.to_string(),
+                        message: format!("invalid index JSON: {e}"),
+                    }
+                })?),
+                None => None,
+            };
         let base = |path: &str| path.rsplit(['/', '\\']).next().unwrap_or(path).to_string();
         let mut shards = Vec::new();
         for (name, bytes) in files {
@@ -194,14 +224,22 @@ impl Checkpoint {
                     };
                     tensors.insert(
                         tensor.clone(),
-                        TensorEntry { shard: si, dtype: info.dtype, shape: info.shape.clone() },
+                        TensorEntry {
+                            shard: si,
+                            dtype: info.dtype,
+                            shape: info.shape.clone(),
+                        },
                     );
                 }
                 for shard in &shards {
                     if listed.contains(&base(&shard.name)) {
                         continue;
                     }
-                    if let Some(t) = shard.tensors.keys().find(|t| index.weight_map.contains_key(*t)) {
+                    if let Some(t) = shard
+                        .tensors
+                        .keys()
+                        .find(|t| index.weight_map.contains_key(*t))
+                    {
                         return Err(ModelError::Index {
                             file: index_name.to_string(),
                             message: format!(
@@ -211,7 +249,10 @@ impl Checkpoint {
                             ),
                         });
                     }
-                    warnings.push(format!("{} is not listed in the index; ignored", shard.name));
+                    warnings.push(format!(
+                        "{} is not listed in the index; ignored",
+                        shard.name
+                    ));
                 }
             }
             None => {
@@ -230,13 +271,21 @@ impl Checkpoint {
                         }
                         tensors.insert(
                             tensor.clone(),
-                            TensorEntry { shard: si, dtype: info.dtype, shape: info.shape.clone() },
+                            TensorEntry {
+                                shard: si,
+                                dtype: info.dtype,
+                                shape: info.shape.clone(),
+                            },
                         );
                     }
                 }
             }
         }
-        Ok(Self { shards, tensors, warnings })
+        Ok(Self {
+            shards,
+            tensors,
+            warnings,
+        })
     }
 
     /// Names of the shard files.
@@ -276,10 +325,13 @@ impl Checkpoint {
     /// [`ModelError::MissingTensor`], [`ModelError::Shape`] or [`ModelError::Dtype`], naming the
     /// tensor and its shard.
     pub fn read_f32(&self, name: &str, expected: &[usize]) -> Result<Vec<f32>> {
-        let entry = self.tensors.get(name).ok_or_else(|| ModelError::MissingTensor {
-            tensor: name.to_string(),
-            hint: String::new(),
-        })?;
+        let entry = self
+            .tensors
+            .get(name)
+            .ok_or_else(|| ModelError::MissingTensor {
+                tensor: name.to_string(),
+                hint: String::new(),
+            })?;
         let shard = &self.shards[entry.shard];
         if entry.shape != expected {
             return Err(ModelError::Shape {
@@ -310,10 +362,16 @@ pub fn decode_f32(bytes: &[u8], dtype: Dtype) -> Option<Vec<f32>> {
                 .collect(),
         ),
         Dtype::F16 => Some(
-            bytes.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()).collect(),
+            bytes
+                .chunks_exact(2)
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
         ),
         Dtype::F32 => Some(
-            bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+            bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
         ),
         _ => None,
     }
@@ -326,12 +384,17 @@ mod tests {
     #[test]
     fn bf16_widens_exactly() {
         let values = [1.0f32, -2.5, 3.0e38, 65536.0];
-        let mut bytes: Vec<u8> =
-            values.iter().flat_map(|v| half::bf16::from_f32(*v).to_le_bytes()).collect();
+        let mut bytes: Vec<u8> = values
+            .iter()
+            .flat_map(|v| half::bf16::from_f32(*v).to_le_bytes())
+            .collect();
         bytes.extend(half::bf16::NAN.to_le_bytes());
         let out = decode_f32(&bytes, Dtype::BF16).unwrap();
         // 3.0e38 is not a bf16 value; its nearest bf16 is what the file holds.
-        assert_eq!(&out[..4], &[1.0, -2.5, half::bf16::from_f32(3.0e38).to_f32(), 65536.0]);
+        assert_eq!(
+            &out[..4],
+            &[1.0, -2.5, half::bf16::from_f32(3.0e38).to_f32(), 65536.0]
+        );
         assert!(out[4].is_nan());
         // Raw bytes written by hand: 0x3F80 = 1.0, 0xC020 = -2.5, 0x7F62 ≈ 3.0e38.
         let raw = [0x80, 0x3F, 0x20, 0xC0, 0x62, 0x7F, 0x80, 0x47, 0xC0, 0x7F];

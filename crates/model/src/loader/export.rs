@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use burn::tensor::backend::Backend;
 use burn::tensor::Tensor;
+use burn::tensor::backend::Backend;
 use safetensors::tensor::{Dtype, TensorView};
 
 use crate::error::{ModelError, Result};
@@ -30,7 +30,11 @@ struct Collected {
 impl Collected {
     fn put<B: Backend, const D: usize>(&mut self, name: String, t: Tensor<B, D>) {
         let shape = t.dims().to_vec();
-        let values = t.into_data().convert::<f32>().to_vec::<f32>().expect("f32 data");
+        let values = t
+            .into_data()
+            .convert::<f32>()
+            .to_vec::<f32>()
+            .expect("f32 data");
         self.tensors.insert(name, (shape, values));
     }
 
@@ -45,14 +49,25 @@ impl Collected {
 /// # Errors
 /// [`ModelError::Safetensors`] if serialisation fails (it does not for valid models).
 pub fn to_safetensors<B: Backend>(model: &Qwen35Moe<B>, dtype: ExportDtype) -> Result<Vec<u8>> {
-    let mut c = Collected { tensors: BTreeMap::new() };
-    c.put("model.embed_tokens.weight".into(), model.embed_tokens.weight.val());
+    let mut c = Collected {
+        tensors: BTreeMap::new(),
+    };
+    c.put(
+        "model.embed_tokens.weight".into(),
+        model.embed_tokens.weight.val(),
+    );
     c.put("model.norm.weight".into(), model.norm.weight.val());
     c.put_linear("lm_head.weight".into(), model.lm_head.weight.val());
     for (i, layer) in model.layers.iter().enumerate() {
         let lp = format!("model.layers.{i}.");
-        c.put(format!("{lp}input_layernorm.weight"), layer.input_layernorm.weight.val());
-        c.put(format!("{lp}post_attention_layernorm.weight"), layer.post_attention_layernorm.weight.val());
+        c.put(
+            format!("{lp}input_layernorm.weight"),
+            layer.input_layernorm.weight.val(),
+        );
+        c.put(
+            format!("{lp}post_attention_layernorm.weight"),
+            layer.post_attention_layernorm.weight.val(),
+        );
         match &layer.mixer {
             Mixer::FullAttention(a) => {
                 let p = format!("{lp}self_attn.");
@@ -71,7 +86,10 @@ pub fn to_safetensors<B: Backend>(model: &Qwen35Moe<B>, dtype: ExportDtype) -> R
                 c.put_linear(format!("{p}in_proj_a.weight"), d.in_proj_a.weight.val());
                 c.put_linear(format!("{p}out_proj.weight"), d.out_proj.weight.val());
                 let [ch, k] = d.conv1d.dims();
-                c.put(format!("{p}conv1d.weight"), d.conv1d.val().reshape([ch, 1, k]));
+                c.put(
+                    format!("{p}conv1d.weight"),
+                    d.conv1d.val().reshape([ch, 1, k]),
+                );
                 c.put(format!("{p}dt_bias"), d.dt_bias.val());
                 c.put(format!("{p}A_log"), d.a_log.val());
                 c.put(format!("{p}norm.weight"), d.norm.weight.val());
@@ -79,13 +97,31 @@ pub fn to_safetensors<B: Backend>(model: &Qwen35Moe<B>, dtype: ExportDtype) -> R
         }
         let m = format!("{lp}mlp.");
         c.put_linear(format!("{m}gate.weight"), layer.mlp.gate.weight.val());
-        c.put(format!("{m}experts.gate_up_proj"), layer.mlp.experts.gate_up_proj.val().swap_dims(1, 2));
-        c.put(format!("{m}experts.down_proj"), layer.mlp.experts.down_proj.val().swap_dims(1, 2));
+        c.put(
+            format!("{m}experts.gate_up_proj"),
+            layer.mlp.experts.gate_up_proj.val().swap_dims(1, 2),
+        );
+        c.put(
+            format!("{m}experts.down_proj"),
+            layer.mlp.experts.down_proj.val().swap_dims(1, 2),
+        );
         let s = &layer.mlp.shared_expert;
-        c.put_linear(format!("{m}shared_expert.gate_proj.weight"), s.gate_proj.weight.val());
-        c.put_linear(format!("{m}shared_expert.up_proj.weight"), s.up_proj.weight.val());
-        c.put_linear(format!("{m}shared_expert.down_proj.weight"), s.down_proj.weight.val());
-        c.put_linear(format!("{m}shared_expert_gate.weight"), layer.mlp.shared_expert_gate.weight.val());
+        c.put_linear(
+            format!("{m}shared_expert.gate_proj.weight"),
+            s.gate_proj.weight.val(),
+        );
+        c.put_linear(
+            format!("{m}shared_expert.up_proj.weight"),
+            s.up_proj.weight.val(),
+        );
+        c.put_linear(
+            format!("{m}shared_expert.down_proj.weight"),
+            s.down_proj.weight.val(),
+        );
+        c.put_linear(
+            format!("{m}shared_expert_gate.weight"),
+            layer.mlp.shared_expert_gate.weight.val(),
+        );
     }
     let encoded: BTreeMap<String, (Vec<usize>, Vec<u8>)> = c
         .tensors
@@ -93,9 +129,10 @@ pub fn to_safetensors<B: Backend>(model: &Qwen35Moe<B>, dtype: ExportDtype) -> R
         .map(|(name, (shape, values))| {
             let bytes = match dtype {
                 ExportDtype::F32 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
-                ExportDtype::Bf16 => {
-                    values.iter().flat_map(|v| half::bf16::from_f32(*v).to_le_bytes()).collect()
-                }
+                ExportDtype::Bf16 => values
+                    .iter()
+                    .flat_map(|v| half::bf16::from_f32(*v).to_le_bytes())
+                    .collect(),
             };
             (name, (shape, bytes))
         })
