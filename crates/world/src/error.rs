@@ -65,6 +65,17 @@ pub enum Error {
     /// A data-generation configuration or run that cannot proceed.
     #[error("data generation: {0}")]
     Data(String),
+    /// A judge's answer from which no scores could be read.
+    #[error("judge output: {0}")]
+    Verdict(String),
+    /// A judged row that the score step cannot read.
+    #[error("line {line}: {message}")]
+    Score {
+        /// 1-based line of the judged JSONL.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// Result with the crate's [`Error`].

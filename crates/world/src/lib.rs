@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod action;
+pub mod bench;
 pub mod data;
 pub mod domain;
 pub mod error;
