@@ -76,6 +76,23 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A state text from which a format's parser could read nothing at all (a partial read is
+    /// not an error: it comes back with warnings).
+    #[error("{format}: nothing could be read: {message}")]
+    Unreadable {
+        /// The format's name.
+        format: String,
+        /// Why.
+        message: String,
+    },
+    /// A state format name that is not registered.
+    #[error("unknown state format `{given}`; valid formats are: auto, {valid}")]
+    UnknownFormat {
+        /// What was given.
+        given: String,
+        /// The registered names, comma separated.
+        valid: String,
+    },
 }
 
 /// Result with the crate's [`Error`].

@@ -1,4 +1,13 @@
-//! Structured environment states: terminal screens and Android UI hierarchies.
+//! Structured environment states: terminal screens, Android UI hierarchies, and one common
+//! tree ([`StateTree`]) that every state format is read into through a [`StateParser`].
 
 pub mod android;
+pub mod formats;
+pub mod parser;
+pub(crate) mod read;
 pub mod terminal;
+pub mod tree;
+
+pub use android::Warning;
+pub use parser::{ParsedState, Registry, StateParser};
+pub use tree::{KeyKind, NodeKey, Rect, StateNode, StateTree, TreeBuilder};

@@ -10,6 +10,7 @@
 mod compact;
 mod compare;
 mod node;
+mod to_state;
 mod xml;
 mod xml_write;
 
@@ -50,7 +51,11 @@ pub struct Warning {
 
 impl std::fmt::Display for Warning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.column, self.message)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
     }
 }
 
