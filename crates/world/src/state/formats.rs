@@ -1,4 +1,4 @@
-//! The state formats, one file each, all behind [`StateParser`](super::StateParser).
+//! The state formats, one file each, all behind [`StateParser`].
 //!
 //! | name | domain | what |
 //! |---|---|---|

@@ -36,9 +36,10 @@ impl<'a> LineIndex<'a> {
         (line, self.text[start..offset].chars().count() + 1)
     }
 
-    /// 1-based line of byte `offset`.
+    /// 1-based line of byte `offset` (a binary search: cheap even on a one-line dump).
     pub(crate) fn line(&self, offset: usize) -> usize {
-        self.line_col(offset).0
+        self.starts
+            .partition_point(|&s| s <= offset.min(self.text.len()))
     }
 
     /// A warning at byte `offset`.

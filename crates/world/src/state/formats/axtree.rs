@@ -109,7 +109,7 @@ impl StateParser for AxTree {
             if spaces > 0 && unit == 0 {
                 unit = spaces;
             }
-            let depth = tabs + if unit > 0 { spaces / unit } else { 0 };
+            let depth = tabs + spaces.checked_div(unit).unwrap_or(0);
             let mut node = StateNode {
                 role: role.to_string(),
                 line: ix.line(at),

@@ -29,8 +29,13 @@ impl StateParser for AndroidCompact {
         "agentworld's compact Android form: `  Switch #wifi \"Wi-Fi\" checked clickable [900,200][1040,260]`"
     }
 
-    /// 0.85 when the text parses without warnings and most lines carry bounds.
+    /// 0.85 when the text (its first 200 lines) parses without warnings and most lines carry
+    /// bounds.
     fn detect(&self, text: &str) -> f32 {
+        let text = match text.match_indices('\n').nth(199) {
+            Some((i, _)) => &text[..i],
+            None => text,
+        };
         let bounds = super::line_fraction(text, |_| false, has_bounds);
         let first_is_class = text
             .trim_start()

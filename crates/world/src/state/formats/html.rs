@@ -264,6 +264,17 @@ mod tests {
     }
 
     #[test]
+    fn template_contents_are_children() {
+        let p = Html
+            .parse("<div id=host><template shadowrootmode=\"open\"><p>inside</p></template></div>")
+            .unwrap();
+        let t = &p.tree;
+        let inside = t.find_text("inside").unwrap();
+        let template = t.find_role("template")[0];
+        assert!(inside > template && inside < t.subtree_end(template));
+    }
+
+    #[test]
     fn deep_nesting() {
         let text = "<div>".repeat(5000);
         let p = Html.parse(&text).unwrap();

@@ -27,13 +27,21 @@ impl StateParser for ToolJson {
     }
 
     /// 0.7 for text that is JSON and nothing else; 0.35 for JSON with text around it or
-    /// repairs; 0 otherwise.
+    /// repairs; 0 otherwise. Only the first 64 KiB are read (a cut there is not held against
+    /// the text).
     fn detect(&self, text: &str) -> f32 {
         let starts = text.trim_start().starts_with(['{', '[']);
-        if !starts && !text.contains('{') {
+        let head = super::head(text, 1 << 16);
+        if !starts && !head.contains('{') {
             return 0.0;
         }
-        let doc = json::read(text);
+        let cut = head.len() < text.len();
+        let mut doc = json::read(head);
+        if cut {
+            doc.warnings.retain(|w| {
+                !w.message.contains("not closed") && !w.message.contains("malformed string")
+            });
+        }
         let containers = doc
             .values
             .iter()

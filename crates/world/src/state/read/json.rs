@@ -58,7 +58,8 @@ pub(crate) struct JsonValue {
     /// A scalar's value: the decoded string, the number as written, `true`/`false`, `null`.
     pub(crate) scalar: String,
     /// The path: `$`, `$.key`, `$["a key"]`, `$.items[0]`; a run of more than seven equal
-    /// segments is written `seg*k` (`$[0]*500`).
+    /// segments is written `seg*k` (`$[0]*500`), and past about 200 bytes the middle is left
+    /// out as `…n…`.
     pub(crate) path: String,
     /// 1-based line where it starts.
     pub(crate) line: usize,

@@ -166,23 +166,40 @@ impl<T: PartialEq> RunPath<T> {
         }
     }
 
-    /// The segments joined by `sep`; a run of `k > 7` equal segments is written `seg*k`.
+    /// The segments joined by `sep`; a run of `k > 7` equal segments is written `seg*k`. When
+    /// that is longer than about 200 bytes, the middle is left out and written `…n…` (`n`
+    /// segments), so a key costs the same at any depth.
     pub(crate) fn render(&self, sep: &str, show: impl Fn(&T) -> String) -> String {
-        let mut out = String::new();
-        for (seg, count) in &self.runs {
+        const BUDGET: usize = 96;
+        let piece = |(seg, count): &(T, usize)| -> String {
             let s = show(seg);
-            let parts = if *count > RUN { 1 } else { *count };
-            for _ in 0..parts {
-                if !out.is_empty() {
-                    out.push_str(sep);
-                }
-                out.push_str(&s);
-            }
             if *count > RUN {
-                out.push_str(&format!("*{count}"));
+                format!("{s}*{count}")
+            } else {
+                vec![s; *count].join(sep)
             }
+        };
+        let (mut head, mut head_len, mut i) = (Vec::new(), 0, 0);
+        while i < self.runs.len() && head_len < BUDGET {
+            let p = piece(&self.runs[i]);
+            head_len += p.len() + sep.len();
+            head.push(p);
+            i += 1;
         }
-        out
+        let (mut tail, mut tail_len, mut j) = (Vec::new(), 0, self.runs.len());
+        while j > i && tail_len < BUDGET {
+            j -= 1;
+            let p = piece(&self.runs[j]);
+            tail_len += p.len() + sep.len();
+            tail.push(p);
+        }
+        tail.reverse();
+        if j > i {
+            let left_out: usize = self.runs[i..j].iter().map(|(_, c)| c).sum();
+            head.push(format!("…{left_out}…"));
+        }
+        head.extend(tail);
+        head.join(sep)
     }
 }
 
@@ -229,6 +246,13 @@ mod tests {
             p.push(1);
         }
         assert_eq!(p.render("/", |o| o.to_string()), "1*9");
+        let mut p = RunPath::default();
+        for i in 0..1000 {
+            p.push(i % 2);
+        }
+        let r = p.render("/", |o| o.to_string());
+        assert!(r.len() < 220 && r.contains("/…"), "{r}");
+        assert!(r.starts_with("0/1/0/1") && r.ends_with("0/1"), "{r}");
     }
 
     #[test]
