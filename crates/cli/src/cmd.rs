@@ -3,5 +3,6 @@
 pub mod data;
 pub mod eval;
 pub mod inspect;
+pub mod parse;
 pub mod simulate;
 pub mod train;

@@ -24,6 +24,8 @@ enum Command {
     Simulate(cmd::simulate::Args),
     /// Show a checkpoint's config, parameter counts and tensor layout without running it.
     Inspect(cmd::inspect::Args),
+    /// Read a state file (UI dump, page, accessibility tree, screen, tool result) into a tree.
+    Parse(cmd::parse::Args),
     /// Generate training transitions in the AgentWorldBench JSONL format.
     Data(cmd::data::Args),
     /// Train a world model (the demo recipe).
@@ -37,6 +39,7 @@ fn main() {
     let result = match cli.command {
         Command::Simulate(args) => cmd::simulate::run(args),
         Command::Inspect(args) => cmd::inspect::run(args),
+        Command::Parse(args) => cmd::parse::run(args),
         Command::Data(args) => cmd::data::run(args),
         Command::Train(args) => cmd::train::run(args),
         Command::Eval(args) => cmd::eval::run(args),
