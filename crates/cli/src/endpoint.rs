@@ -110,3 +110,117 @@ pub fn stream_chat(
         completion_tokens,
     })
 }
+
+/// `{base}/v1/chat/completions`, or `{base}/chat/completions` when `base` already ends in
+/// `/v1` (the form OpenAI clients take, e.g. `https://api.openai.com/v1`).
+pub fn chat_url(base: &str) -> String {
+    let base = base.trim_end_matches('/');
+    if base.ends_with("/v1") {
+        format!("{base}/chat/completions")
+    } else {
+        format!("{base}/v1/chat/completions")
+    }
+}
+
+/// One non-streamed chat completion request.
+pub struct ChatRequest<'a> {
+    /// Server base URL (with or without `/v1`).
+    pub base: &'a str,
+    /// Model name on the server.
+    pub model: &'a str,
+    /// `[{"role", "content"}, ...]`.
+    pub messages: &'a Value,
+    /// `max_tokens`.
+    pub max_tokens: usize,
+    /// `temperature` (an `f64`, so 0.6 is sent as `0.6`).
+    pub temperature: f64,
+    /// Limit for the whole call (connect, send, wait, read).
+    pub timeout: Duration,
+    /// Sent as `Authorization: Bearer …` when set.
+    pub api_key: Option<&'a str>,
+}
+
+/// What a non-streamed chat completion returned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatReply {
+    /// `choices[0].message.content` (empty when null).
+    pub content: String,
+    /// `message.reasoning_content` or `message.reasoning`, when the server split it off.
+    pub reasoning: Option<String>,
+    /// `choices[0].finish_reason`.
+    pub finish_reason: Option<String>,
+}
+
+/// Why a chat call failed, and whether the same call may succeed later.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallError {
+    /// What happened, with the URL.
+    pub message: String,
+    /// Transport errors, timeouts, HTTP 408, 409, 425, 429 and 5xx, unreadable replies: yes.
+    /// Other HTTP errors (400 for a prompt over the context, 401, 404): no.
+    pub retryable: bool,
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// Sends one chat completion (no streaming) and reads `choices[0].message`.
+pub fn chat(request: &ChatRequest) -> std::result::Result<ChatReply, CallError> {
+    let url = chat_url(request.base);
+    let fail = |message: String, retryable: bool| CallError { message, retryable };
+    let body = json!({
+        "model": request.model, "messages": request.messages,
+        "max_tokens": request.max_tokens, "temperature": request.temperature,
+    });
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(request.timeout))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut call = agent.post(&url);
+    if let Some(key) = request.api_key {
+        call = call.header("Authorization", format!("Bearer {key}"));
+    }
+    let response = call
+        .send_json(&body)
+        .map_err(|e| fail(format!("POST {url}: {e}"), true))?;
+    let status = response.status().as_u16();
+    let text = response
+        .into_body()
+        .read_to_string()
+        .map_err(|e| fail(format!("reading the reply from {url}: {e}"), true))?;
+    if !(200..300).contains(&status) {
+        let retryable = matches!(status, 408 | 409 | 425 | 429) || status >= 500;
+        let detail: String = text.chars().take(300).collect();
+        return Err(fail(
+            format!("{url} answered HTTP {status}: {detail}"),
+            retryable,
+        ));
+    }
+    let reply: Value = serde_json::from_str(&text)
+        .map_err(|e| fail(format!("{url} did not return JSON ({e})"), true))?;
+    if let Some(err) = reply.get("error").filter(|e| !e.is_null()) {
+        return Err(fail(format!("{url}: server error: {err}"), true));
+    }
+    let choice = &reply["choices"][0];
+    let message = &choice["message"];
+    if !message.is_object() {
+        return Err(fail(
+            format!("{url}: the reply has no choices[0].message"),
+            true,
+        ));
+    }
+    let text_field = |key: &str| message[key].as_str().map(str::to_string);
+    Ok(ChatReply {
+        content: text_field("content").unwrap_or_default(),
+        reasoning: text_field("reasoning_content")
+            .or_else(|| text_field("reasoning"))
+            .filter(|r| !r.is_empty()),
+        finish_reason: choice["finish_reason"].as_str().map(str::to_string),
+    })
+}

@@ -1,4 +1,12 @@
-//! `agentworld eval`: held-out fidelity of a model, beside the "state unchanged" baseline.
+//! `agentworld eval`: held-out fidelity of a model, beside the "state unchanged" baseline; and
+//! the AgentWorldBench pipeline (`infer`, `judge`, `score`), whose bodies live in `eval/`.
+
+mod infer;
+mod judge;
+mod local;
+mod pool;
+mod rows;
+mod score;
 
 use std::path::PathBuf;
 
@@ -22,6 +30,12 @@ pub struct Args {
 enum What {
     /// Fidelity on held-out transitions with rule-based metrics, beside the "state unchanged" baseline.
     Fidelity(FidelityArgs),
+    /// AgentWorldBench step 1: each row's world-model output, from a server or a local model.
+    Infer(infer::InferArgs),
+    /// AgentWorldBench step 2: an LLM judge scores each prediction on five dimensions.
+    Judge(judge::JudgeArgs),
+    /// AgentWorldBench step 3: per-domain scores and both overall figures from judged rows.
+    Score(score::ScoreArgs),
 }
 
 /// Arguments of `agentworld eval fidelity`.
@@ -120,6 +134,9 @@ impl OnBackend for Job {
 pub fn run(args: Args) -> Result<()> {
     match args.what {
         What::Fidelity(a) => fidelity(a),
+        What::Infer(a) => infer::run(a),
+        What::Judge(a) => judge::run(a),
+        What::Score(a) => score::run(a),
     }
 }
 
