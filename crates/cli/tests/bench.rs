@@ -52,6 +52,8 @@ impl Server {
                 std::thread::spawn(move || {
                     let mut reader = BufReader::new(stream.try_clone().unwrap());
                     let mut length = 0;
+                    let mut request_line = String::new();
+                    reader.read_line(&mut request_line).unwrap();
                     loop {
                         let mut line = String::new();
                         if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
@@ -63,6 +65,15 @@ impl Server {
                     }
                     let mut body = vec![0; length];
                     reader.read_exact(&mut body).unwrap();
+                    if request_line.starts_with("GET /v1/models ") {
+                        let b = r#"{"object":"list","data":[{"id":"world","object":"model"}]}"#;
+                        let _ = write!(
+                            stream,
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}",
+                            b.len()
+                        );
+                        return;
+                    }
                     let body: Value = serde_json::from_slice(&body).unwrap();
                     let attempt = {
                         let mut seen = seen.lock().unwrap();
@@ -303,8 +314,19 @@ fn infer_judge_score_reproduce_hand_computed_figures() {
         "**Environment Observation:**\nGT A0"
     );
 
-    // Infer, second run: only W1 is asked again.
-    let out = infer(&["--data", &p(&data), "--out", &p(&pred)]);
+    // Infer, second run, the model name read from /v1/models and the URL given with /v1:
+    // only W1 is asked again.
+    let base = format!("{}/v1/", server.url);
+    let out = agentworld(&[
+        "eval",
+        "infer",
+        "--endpoint",
+        &base,
+        "--data",
+        &p(&data),
+        "--out",
+        &p(&pred),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(server.count("world"), 9);
     let rows = read_jsonl(&pred);

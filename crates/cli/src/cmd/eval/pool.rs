@@ -46,7 +46,8 @@ impl HttpArgs {
     pub fn resolve_model(&self, endpoint: &str) -> Result<String> {
         match &self.model_name {
             Some(m) => Ok(m.clone()),
-            None => endpoint::first_model(endpoint),
+            // `first_model` adds `/v1/models` itself.
+            None => endpoint::first_model(endpoint.trim_end_matches('/').trim_end_matches("/v1")),
         }
     }
 
