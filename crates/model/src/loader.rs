@@ -12,7 +12,7 @@
 pub mod checkpoint;
 pub mod export;
 
-use burn::module::{Param, ParamId};
+use burn::module::Param;
 use burn::nn::{Embedding, Linear};
 use burn::tensor::backend::Backend;
 use burn::tensor::{Tensor, TensorData};
@@ -229,7 +229,7 @@ pub fn load_model<B: Backend>(
     );
     let model = Qwen35Moe {
         embed_tokens: Embedding {
-            weight: Param::initialized(ParamId::new(), embed),
+            weight: Param::from_tensor(embed),
         },
         layers,
         norm,

@@ -206,6 +206,40 @@ mod tests {
         assert!(c.lr_at(50) < c.lr_at(20));
     }
 
+    /// Every parameter of a fresh model takes part in training (an untrained embedding once
+    /// slipped through: it was created without `require_grad`).
+    #[test]
+    fn every_parameter_requires_grad() {
+        use burn::module::{ModuleVisitor, Param};
+        use burn::tensor::backend::Backend;
+        struct Check(usize, usize);
+        impl<B: Backend> ModuleVisitor<B> for Check {
+            fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<B, D>>) {
+                self.0 += 1;
+                if param.val().is_require_grad() {
+                    self.1 += 1;
+                }
+            }
+        }
+        let config = agentworld_model::Qwen35MoeConfig::from_json_str(
+            &serde_json::json!({
+                "vocab_size": 16, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+                "num_key_value_heads": 1, "head_dim": 8, "linear_num_key_heads": 1,
+                "linear_num_value_heads": 1, "linear_key_head_dim": 8, "linear_value_head_dim": 8,
+                "num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 8,
+                "shared_expert_intermediate_size": 8, "full_attention_interval": 2
+            })
+            .to_string(),
+            "test",
+        )
+        .unwrap();
+        let model = Qwen35Moe::<Autodiff<Flex>>::init(&config, &Default::default());
+        let mut check = Check(0, 0);
+        burn::module::Module::visit(&model, &mut check);
+        assert!(check.0 > 20);
+        assert_eq!(check.0, check.1, "{} of {} parameters require grad", check.1, check.0);
+    }
+
     /// A tiny model learns to continue a fixed sequence: the loss must fall sharply.
     #[test]
     fn loss_falls_on_a_memorisable_task() {
