@@ -248,13 +248,19 @@ impl Qwen35MoeConfig {
                 return err(format!("`{name}` must be positive"));
             }
         }
-        if self.num_attention_heads % self.num_key_value_heads != 0 {
+        if !self
+            .num_attention_heads
+            .is_multiple_of(self.num_key_value_heads)
+        {
             return err(format!(
                 "`num_attention_heads` ({}) must be a multiple of `num_key_value_heads` ({})",
                 self.num_attention_heads, self.num_key_value_heads
             ));
         }
-        if self.linear_num_value_heads % self.linear_num_key_heads != 0 {
+        if !self
+            .linear_num_value_heads
+            .is_multiple_of(self.linear_num_key_heads)
+        {
             return err(format!(
                 "`linear_num_value_heads` ({}) must be a multiple of `linear_num_key_heads` ({})",
                 self.linear_num_value_heads, self.linear_num_key_heads
@@ -285,7 +291,7 @@ impl Qwen35MoeConfig {
             ));
         }
         let rot = self.rotary_dim();
-        if rot == 0 || rot % 2 != 0 || rot > self.head_dim {
+        if rot == 0 || !rot.is_multiple_of(2) || rot > self.head_dim {
             return err(format!(
                 "`partial_rotary_factor` {} gives a rotary width of {rot} for head_dim {}; it \
                  must be even and positive",

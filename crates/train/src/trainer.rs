@@ -237,7 +237,11 @@ mod tests {
         let mut check = Check(0, 0);
         burn::module::Module::visit(&model, &mut check);
         assert!(check.0 > 20);
-        assert_eq!(check.0, check.1, "{} of {} parameters require grad", check.1, check.0);
+        assert_eq!(
+            check.0, check.1,
+            "{} of {} parameters require grad",
+            check.1, check.0
+        );
     }
 
     /// A tiny model learns to continue a fixed sequence: the loss must fall sharply.

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use agentworld_model::layers::decoder_layer::Mixer;
-use agentworld_model::{loader, Qwen35Moe};
+use agentworld_model::{Qwen35Moe, loader};
 use agentworld_train::dataset::Example;
 use agentworld_train::trainer::batch_loss;
 use burn::backend::{Autodiff, Flex};
@@ -23,28 +23,53 @@ type Grads = <B as burn::tensor::backend::AutodiffBackend>::Gradients;
 /// parameter's own tensor (a reshaped copy is a new graph node with no gradient).
 fn named_grads(model: &Qwen35Moe<B>, grads: &Grads) -> Vec<(String, Option<Vec<f32>>)> {
     fn g<const D: usize>(t: Tensor<B, D>, grads: &Grads) -> Option<Vec<f32>> {
-        t.grad(grads).map(|g| g.into_data().to_vec::<f32>().unwrap())
+        t.grad(grads)
+            .map(|g| g.into_data().to_vec::<f32>().unwrap())
     }
     let mut out: Vec<(String, Option<Vec<f32>>)> = Vec::new();
     let mut put = |name: String, v: Option<Vec<f32>>| out.push((name, v));
     let flat2 = |t: Tensor<B, 2>| g(t, grads);
     let flat3 = |t: Tensor<B, 3>| g(t, grads);
     let one = |t: Tensor<B, 1>| g(t, grads);
-    put("model.embed_tokens.weight".into(), flat2(model.embed_tokens.weight.val()));
+    put(
+        "model.embed_tokens.weight".into(),
+        flat2(model.embed_tokens.weight.val()),
+    );
     put("model.norm.weight".into(), one(model.norm.weight.val()));
     put("lm_head.weight".into(), flat2(model.lm_head.weight.val()));
     for (i, layer) in model.layers.iter().enumerate() {
         let p = format!("model.layers.{i}.");
-        put(format!("{p}input_layernorm.weight"), one(layer.input_layernorm.weight.val()));
-        put(format!("{p}post_attention_layernorm.weight"), one(layer.post_attention_layernorm.weight.val()));
+        put(
+            format!("{p}input_layernorm.weight"),
+            one(layer.input_layernorm.weight.val()),
+        );
+        put(
+            format!("{p}post_attention_layernorm.weight"),
+            one(layer.post_attention_layernorm.weight.val()),
+        );
         match &layer.mixer {
             Mixer::LinearAttention(d) => {
                 let a = format!("{p}linear_attn.");
-                put(format!("{a}in_proj_qkv.weight"), flat2(d.in_proj_qkv.weight.val()));
-                put(format!("{a}in_proj_z.weight"), flat2(d.in_proj_z.weight.val()));
-                put(format!("{a}in_proj_b.weight"), flat2(d.in_proj_b.weight.val()));
-                put(format!("{a}in_proj_a.weight"), flat2(d.in_proj_a.weight.val()));
-                put(format!("{a}out_proj.weight"), flat2(d.out_proj.weight.val()));
+                put(
+                    format!("{a}in_proj_qkv.weight"),
+                    flat2(d.in_proj_qkv.weight.val()),
+                );
+                put(
+                    format!("{a}in_proj_z.weight"),
+                    flat2(d.in_proj_z.weight.val()),
+                );
+                put(
+                    format!("{a}in_proj_b.weight"),
+                    flat2(d.in_proj_b.weight.val()),
+                );
+                put(
+                    format!("{a}in_proj_a.weight"),
+                    flat2(d.in_proj_a.weight.val()),
+                );
+                put(
+                    format!("{a}out_proj.weight"),
+                    flat2(d.out_proj.weight.val()),
+                );
                 put(format!("{a}conv1d.weight"), flat2(d.conv1d.val()));
                 put(format!("{a}dt_bias"), one(d.dt_bias.val()));
                 put(format!("{a}A_log"), one(d.a_log.val()));
@@ -61,14 +86,35 @@ fn named_grads(model: &Qwen35Moe<B>, grads: &Grads) -> Vec<(String, Option<Vec<f
             }
         }
         let m = format!("{p}mlp.");
-        put(format!("{m}gate.weight"), flat2(layer.mlp.gate.weight.val()));
-        put(format!("{m}experts.gate_up_proj"), flat3(layer.mlp.experts.gate_up_proj.val()));
-        put(format!("{m}experts.down_proj"), flat3(layer.mlp.experts.down_proj.val()));
+        put(
+            format!("{m}gate.weight"),
+            flat2(layer.mlp.gate.weight.val()),
+        );
+        put(
+            format!("{m}experts.gate_up_proj"),
+            flat3(layer.mlp.experts.gate_up_proj.val()),
+        );
+        put(
+            format!("{m}experts.down_proj"),
+            flat3(layer.mlp.experts.down_proj.val()),
+        );
         let s = &layer.mlp.shared_expert;
-        put(format!("{m}shared_expert.gate_proj.weight"), flat2(s.gate_proj.weight.val()));
-        put(format!("{m}shared_expert.up_proj.weight"), flat2(s.up_proj.weight.val()));
-        put(format!("{m}shared_expert.down_proj.weight"), flat2(s.down_proj.weight.val()));
-        put(format!("{m}shared_expert_gate.weight"), flat2(layer.mlp.shared_expert_gate.weight.val()));
+        put(
+            format!("{m}shared_expert.gate_proj.weight"),
+            flat2(s.gate_proj.weight.val()),
+        );
+        put(
+            format!("{m}shared_expert.up_proj.weight"),
+            flat2(s.up_proj.weight.val()),
+        );
+        put(
+            format!("{m}shared_expert.down_proj.weight"),
+            flat2(s.down_proj.weight.val()),
+        );
+        put(
+            format!("{m}shared_expert_gate.weight"),
+            flat2(layer.mlp.shared_expert_gate.weight.val()),
+        );
     }
     out
 }
@@ -89,7 +135,12 @@ fn gradients_match_transformers() {
         .unwrap()
         .iter()
         .map(|row| Example {
-            ids: row.as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect(),
+            ids: row
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap() as u32)
+                .collect(),
             completion_start: 1,
             domain: "x".into(),
             row_id: "x".into(),
@@ -99,7 +150,10 @@ fn gradients_match_transformers() {
     let (loss, _) = batch_loss(&model, &batch, 0).unwrap();
     let loss_value = loss.clone().into_data().to_vec::<f32>().unwrap()[0] as f64;
     let want_loss = fixture["loss"].as_f64().unwrap();
-    assert!((loss_value - want_loss).abs() < 1e-4, "loss {loss_value} vs {want_loss}");
+    assert!(
+        (loss_value - want_loss).abs() < 1e-4,
+        "loss {loss_value} vs {want_loss}"
+    );
     let grads = loss.backward();
     let mut report = Vec::new();
     let mut bad = Vec::new();
@@ -109,13 +163,24 @@ fn gradients_match_transformers() {
         let v = v.unwrap_or_else(|| panic!("no gradient for {name}"));
         let sum: f64 = v.iter().map(|x| *x as f64).sum();
         let sumsq: f64 = v.iter().map(|x| (*x as f64) * (*x as f64)).sum();
-        let (ws, wq) = (want["sum"].as_f64().unwrap(), want["sumsq"].as_f64().unwrap());
+        let (ws, wq) = (
+            want["sum"].as_f64().unwrap(),
+            want["sumsq"].as_f64().unwrap(),
+        );
         let ok_sum = (sum - ws).abs() <= 1e-4 * (1.0 + wq.sqrt() * (v.len() as f64).sqrt());
         let ok_sq = (sumsq.sqrt() - wq.sqrt()).abs() <= 1e-3 * (1e-6 + wq.sqrt());
-        report.push(format!("{name}: norm {:.4e} vs {:.4e}, sum {sum:.3e} vs {ws:.3e}", sumsq.sqrt(), wq.sqrt()));
+        report.push(format!(
+            "{name}: norm {:.4e} vs {:.4e}, sum {sum:.3e} vs {ws:.3e}",
+            sumsq.sqrt(),
+            wq.sqrt()
+        ));
         if !(ok_sum && ok_sq) {
             bad.push(report.last().unwrap().clone());
         }
     }
-    assert!(bad.is_empty(), "gradients differ from transformers:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "gradients differ from transformers:\n{}",
+        bad.join("\n")
+    );
 }

@@ -18,8 +18,10 @@ use super::rms_norm::RmsNorm1p;
 use super::rope::{PartialRope, RopeTables};
 use crate::cache::LayerCache;
 
-/// The token mixer of a layer.
+/// The token mixer of a layer. The variants differ in size, but a model holds one per layer
+/// (tens at most), so boxing would buy nothing.
 #[derive(Module, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum Mixer<B: Backend> {
     /// Gated DeltaNet (`layer_types[i] == "linear_attention"`; HF module `linear_attn`).
     LinearAttention(GatedDeltaNet<B>),

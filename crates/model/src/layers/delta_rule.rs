@@ -41,18 +41,16 @@ pub struct DeltaRuleInput<B: Backend> {
 }
 
 impl<B: Backend> DeltaRuleInput<B> {
-    fn normalised(
-        self,
-    ) -> (
-        Tensor<B, 4>,
-        Tensor<B, 4>,
-        Tensor<B, 4>,
-        Tensor<B, 3>,
-        Tensor<B, 3>,
-    ) {
+    /// L2-normalised query (also scaled by `dk^-0.5`) and key, as HF's
+    /// `torch_recurrent_gated_delta_rule` / `torch_chunk_gated_delta_rule` with
+    /// `use_qk_l2norm_in_kernel=True`.
+    fn normalised(self) -> Self {
         let dk = self.query.dims()[3];
-        let query = l2norm(self.query).mul_scalar((dk as f64).powf(-0.5));
-        (query, l2norm(self.key), self.value, self.g, self.beta)
+        Self {
+            query: l2norm(self.query).mul_scalar((dk as f64).powf(-0.5)),
+            key: l2norm(self.key),
+            ..self
+        }
     }
 }
 
@@ -65,7 +63,13 @@ pub fn recurrent<B: Backend>(
     input: DeltaRuleInput<B>,
     state: Tensor<B, 4>,
 ) -> (Tensor<B, 4>, Tensor<B, 4>) {
-    let (query, key, value, g, beta) = input.normalised();
+    let DeltaRuleInput {
+        query,
+        key,
+        value,
+        g,
+        beta,
+    } = input.normalised();
     let [b, h, seq, dk] = key.dims();
     let dv = value.dims()[3];
     let mut state = state;
@@ -110,7 +114,13 @@ pub fn chunked<B: Backend>(
     input: DeltaRuleInput<B>,
     state: Tensor<B, 4>,
 ) -> (Tensor<B, 4>, Tensor<B, 4>) {
-    let (query, key, value, g, beta) = input.normalised();
+    let DeltaRuleInput {
+        query,
+        key,
+        value,
+        g,
+        beta,
+    } = input.normalised();
     let [b, h, seq, dk] = key.dims();
     let dv = value.dims()[3];
     let c = CHUNK_SIZE;
