@@ -7,7 +7,12 @@
 //!   content reads in the domain's format (android-compact for Android);
 //! - exact: the observation equals the truth (trailing whitespace ignored);
 //! - node accuracy (Android): share of true nodes matched field for field (`compare_trees`);
-//! - line accuracy (terminal): share of true screen lines reproduced at the same position.
+//! - line accuracy (terminal): share of true screen lines reproduced at the same position;
+//! - changed-line accuracy (both): of the true lines that differ from the current state at the
+//!   same position (new screen output; the edited node of an `android-compact` tree, one node per
+//!   line), the share reproduced. Rows whose truth equals the current state are left out. The
+//!   baseline scores 0 here by construction, so this is the figure that shows whether a model
+//!   simulates the action rather than copying the state.
 //!
 //! The baseline predicts the current state unchanged (the `**Current State:**` of the target
 //! turn, or the previous observation when the turn shows none).
@@ -45,6 +50,8 @@ pub struct Prediction {
     pub baseline_exact: bool,
     /// The baseline's node or line accuracy.
     pub baseline_accuracy: f64,
+    /// Changed-line accuracy (see module docs); `None` when the truth equals the current state.
+    pub changed_accuracy: Option<f64>,
     /// Generated tokens.
     pub tokens: usize,
 }
@@ -68,6 +75,10 @@ pub struct DomainSummary {
     pub baseline_exact: f64,
     /// Baseline mean accuracy.
     pub baseline_accuracy: f64,
+    /// Rows whose truth differs from the current state.
+    pub changed_rows: usize,
+    /// Mean changed-line accuracy over those rows (0 when there are none).
+    pub changed_accuracy: f64,
 }
 
 /// The state the target turn starts from, for the "state unchanged" baseline.
@@ -118,6 +129,30 @@ pub fn score(domain: &str, predicted: &str, truth: &str) -> (bool, f64, bool) {
     (exact, accuracy, true)
 }
 
+/// Changed-line accuracy of `predicted` (see module docs): of the lines of `truth` that differ
+/// from `current` at the same position, the share `predicted` has at that position (trailing
+/// whitespace ignored). `None` when no line differs.
+pub fn changed_accuracy(current: &str, predicted: &str, truth: &str) -> Option<f64> {
+    let lines = |s: &str| -> Vec<String> {
+        s.trim_end()
+            .lines()
+            .map(|l| l.trim_end().to_string())
+            .collect()
+    };
+    let (current, predicted, truth) = (lines(current), lines(predicted), lines(truth));
+    let changed: Vec<usize> = (0..truth.len())
+        .filter(|&i| current.get(i) != Some(&truth[i]))
+        .collect();
+    if changed.is_empty() {
+        return None;
+    }
+    let right = changed
+        .iter()
+        .filter(|&&i| predicted.get(i) == Some(&truth[i]))
+        .count();
+    Some(right as f64 / changed.len() as f64)
+}
+
 /// Runs the model on held-out rows, `batch_size` rows at a time; `on_progress(done, total)`
 /// after each batch.
 ///
@@ -152,8 +187,9 @@ pub fn evaluate<B: Backend>(
             let truth = row.target_observation()?;
             let observation = extract_observation(&g.text);
             let (exact, accuracy, parses) = score(&domain, &observation, &truth);
-            let (baseline_exact, baseline_accuracy, _) =
-                score(&domain, &current_state(row), &truth);
+            let current = current_state(row);
+            let (baseline_exact, baseline_accuracy, _) = score(&domain, &current, &truth);
+            let changed_accuracy = changed_accuracy(&current, &observation, &truth);
             results[i] = Some(Prediction {
                 row_id: row.id.clone(),
                 domain,
@@ -164,6 +200,7 @@ pub fn evaluate<B: Backend>(
                 accuracy,
                 baseline_exact,
                 baseline_accuracy,
+                changed_accuracy,
                 tokens: g.token_ids.len(),
             });
         }
@@ -184,6 +221,7 @@ pub fn summarise(predictions: &[Prediction]) -> Vec<DomainSummary> {
             let ps: Vec<&Prediction> = predictions.iter().filter(|p| p.domain == domain).collect();
             let n = ps.len() as f64;
             let mean = |f: &dyn Fn(&Prediction) -> f64| ps.iter().map(|p| f(p)).sum::<f64>() / n;
+            let changed: Vec<f64> = ps.iter().filter_map(|p| p.changed_accuracy).collect();
             DomainSummary {
                 rows: ps.len(),
                 well_formed: mean(&|p| f64::from(p.well_formed)),
@@ -192,6 +230,12 @@ pub fn summarise(predictions: &[Prediction]) -> Vec<DomainSummary> {
                 accuracy_kind: if domain == "android" { "node" } else { "line" }.into(),
                 baseline_exact: mean(&|p| f64::from(p.baseline_exact)),
                 baseline_accuracy: mean(&|p| p.baseline_accuracy),
+                changed_rows: changed.len(),
+                changed_accuracy: if changed.is_empty() {
+                    0.0
+                } else {
+                    changed.iter().sum::<f64>() / changed.len() as f64
+                },
                 domain,
             }
         })
@@ -201,6 +245,24 @@ pub fn summarise(predictions: &[Prediction]) -> Vec<DomainSummary> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changed_lines_are_scored_apart_from_copied_ones() {
+        let current = "$ ls\na.txt\n$ ";
+        let truth = "$ ls\na.txt\n$ cat a.txt\nhello\n$ ";
+        // The baseline copies the state: none of the three new lines.
+        assert_eq!(changed_accuracy(current, current, truth), Some(0.0));
+        assert_eq!(changed_accuracy(current, truth, truth), Some(1.0));
+        let half = "$ ls\na.txt\n$ cat a.txt\nbye\n$ ";
+        let got = changed_accuracy(current, half, truth).unwrap();
+        assert!((got - 2.0 / 3.0).abs() < 1e-9, "{got}");
+        assert_eq!(changed_accuracy(truth, "anything", truth), None);
+        // An Android edit: one node line changes.
+        let before = "FrameLayout\n  Switch #wifi checkable";
+        let after = "FrameLayout\n  Switch #wifi checkable checked";
+        assert_eq!(changed_accuracy(before, after, after), Some(1.0));
+        assert_eq!(changed_accuracy(before, before, after), Some(0.0));
+    }
 
     #[test]
     fn terminal_scoring_counts_lines_in_place() {

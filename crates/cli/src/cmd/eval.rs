@@ -67,12 +67,12 @@ pub struct FidelityArgs {
 /// Prints the per-domain table and one machine-readable line per domain.
 pub fn print_table(summary: &[DomainSummary]) {
     println!(
-        "| domain | rows | well-formed | exact | accuracy | baseline exact | baseline accuracy |"
+        "| domain | rows | well-formed | exact | accuracy | baseline exact | baseline accuracy | changed lines (rows) |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for d in summary {
         println!(
-            "| {} | {} | {:.1}% | {:.1}% | {:.1}% ({}) | {:.1}% | {:.1}% |",
+            "| {} | {} | {:.1}% | {:.1}% | {:.1}% ({}) | {:.1}% | {:.1}% | {:.1}% ({}) |",
             d.domain,
             d.rows,
             100.0 * d.well_formed,
@@ -80,12 +80,14 @@ pub fn print_table(summary: &[DomainSummary]) {
             100.0 * d.accuracy,
             d.accuracy_kind,
             100.0 * d.baseline_exact,
-            100.0 * d.baseline_accuracy
+            100.0 * d.baseline_accuracy,
+            100.0 * d.changed_accuracy,
+            d.changed_rows
         );
     }
     for d in summary {
         println!(
-            "fidelity domain={} rows={} well_formed={:.4} exact={:.4} {}_accuracy={:.4} baseline_exact={:.4} baseline_{}_accuracy={:.4}",
+            "fidelity domain={} rows={} well_formed={:.4} exact={:.4} {}_accuracy={:.4} baseline_exact={:.4} baseline_{}_accuracy={:.4} changed_rows={} changed_accuracy={:.4}",
             d.domain,
             d.rows,
             d.well_formed,
@@ -94,7 +96,9 @@ pub fn print_table(summary: &[DomainSummary]) {
             d.accuracy,
             d.baseline_exact,
             d.accuracy_kind,
-            d.baseline_accuracy
+            d.baseline_accuracy,
+            d.changed_rows,
+            d.changed_accuracy
         );
     }
 }
