@@ -128,6 +128,34 @@ fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
     std::fs::write(path, bytes).map_err(|e| TrainError::io(path, e))
 }
 
+/// Records held-out figures in a model's card (`agentworld.json`, key `evaluation`), replacing
+/// earlier ones. The card is rewritten through a temporary file, so a failure leaves the old
+/// card whole.
+///
+/// # Errors
+/// The card is missing, is not JSON, or cannot be written.
+pub fn record_evaluation(
+    model_dir: &Path,
+    rows_per_domain: usize,
+    max_tokens: usize,
+    evaluation: &[DomainSummary],
+) -> Result<()> {
+    let card_path = model_dir.join("agentworld.json");
+    let mut card: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&card_path).map_err(|e| TrainError::io(&card_path, e))?,
+    )
+    .map_err(|e| TrainError::Data(format!("{}: {e}", card_path.display())))?;
+    card["evaluation"] = serde_json::json!({
+        "rows_per_domain": rows_per_domain,
+        "max_tokens": max_tokens,
+        "domains": evaluation,
+        "command": "agentworld eval fidelity --model <dir>",
+    });
+    let tmp = model_dir.join("agentworld.json.tmp");
+    write(&tmp, serde_json::to_string_pretty(&card).expect("json"))?;
+    std::fs::rename(&tmp, &card_path).map_err(|e| TrainError::io(&card_path, e))
+}
+
 /// Generates the data set; returns (train, held-out) rows.
 ///
 /// # Errors
@@ -246,20 +274,11 @@ pub fn build_demo(
     )?;
     write_jsonl_lines(&work_dir.join("predictions.jsonl"), &predictions)?;
     let evaluation = summarise(&predictions);
-    let card_path = out_dir.join("agentworld.json");
-    let mut card: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(&card_path).map_err(|e| TrainError::io(&card_path, e))?,
-    )
-    .map_err(|e| TrainError::Data(e.to_string()))?;
-    card["evaluation"] = serde_json::json!({
-        "rows_per_domain": recipe.eval_rows_per_domain,
-        "max_tokens": recipe.eval_max_tokens,
-        "domains": evaluation,
-        "command": "agentworld eval fidelity --model <dir>",
-    });
-    write(
-        &card_path,
-        serde_json::to_string_pretty(&card).expect("json"),
+    record_evaluation(
+        out_dir,
+        recipe.eval_rows_per_domain,
+        recipe.eval_max_tokens,
+        &evaluation,
     )?;
     let mut counts = std::collections::BTreeMap::new();
     for r in &train_rows {

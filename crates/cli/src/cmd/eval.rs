@@ -59,6 +59,9 @@ pub struct FidelityArgs {
     /// Also write every prediction as JSONL here.
     #[arg(long)]
     predictions: Option<PathBuf>,
+    /// Record the figures in the model's card (`agentworld.json`), replacing earlier ones.
+    #[arg(long)]
+    record: bool,
     /// Where the model runs.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
@@ -130,7 +133,20 @@ impl OnBackend for Job {
             }
             std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
         }
-        print_table(&summarise(&predictions));
+        let summary = summarise(&predictions);
+        print_table(&summary);
+        if self.args.record {
+            agentworld_train::recipe::record_evaluation(
+                &self.model,
+                self.args.rows,
+                self.args.max_tokens,
+                &summary,
+            )?;
+            eprintln!(
+                "recorded in {}",
+                self.model.join("agentworld.json").display()
+            );
+        }
         Ok(())
     }
 }
