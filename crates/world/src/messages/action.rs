@@ -142,12 +142,13 @@ mod tests {
         assert_eq!(back, "import pyautogui\npyautogui.write(\"hi\")");
     }
 
+    /// Keys keep their order, as in a Python dict (serde_json's `preserve_order`).
     #[test]
     fn values_are_written_python_style() {
         let v = json!({"name": "web_search", "arguments": {"query": "天气 ☀", "k": 3, "x": [1.5, null, true]}});
         assert_eq!(
             python_json(&v),
-            r#"{"arguments": {"k": 3, "query": "天气 ☀", "x": [1.5, null, true]}, "name": "web_search"}"#
+            r#"{"name": "web_search", "arguments": {"query": "天气 ☀", "k": 3, "x": [1.5, null, true]}}"#
         );
         assert_eq!(python_json(&json!("a\u{1}\tb")), r#""a\u0001\tb""#);
         assert_eq!(python_json(&json!([])), "[]");
