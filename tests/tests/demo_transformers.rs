@@ -1,6 +1,6 @@
 //! transformers reads our demo model exactly as we do: the fixture
 //! (`tests/fixtures/demo_model_reference.json`, written by `tools/parity/demo_model_reference.py`
-//! with AutoTokenizer / AutoModelForCausalLM in float64) holds transformers' chat-template render,
+//! with PreTrainedTokenizerFast / AutoModelForCausalLM in float64) holds transformers' chat-template render,
 //! prompt ids, last-position logits and greedy continuation for held-out rows.
 
 use agentworld_engine::{Engine, GenerateParams};

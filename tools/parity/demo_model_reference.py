@@ -2,7 +2,7 @@
 """Records how transformers reads the shipped demo model, for tests/tests/demo_transformers.rs.
 
 The demo model is written by our own exporter and tokenizer trainer; this checks it is a
-standard Hugging Face folder by loading it with AutoTokenizer / AutoModelForCausalLM and
+standard Hugging Face folder by loading it with PreTrainedTokenizerFast / AutoModelForCausalLM and
 recording, for a few held-out rows: the chat-template render, the prompt ids, the logits of the
 last prompt position (top 20) and a 48-token greedy continuation. Rerun after retraining:
 
@@ -12,7 +12,7 @@ import argparse
 import json
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
 
 def main():
@@ -20,9 +20,13 @@ def main():
     ap.add_argument("--model", default="public/models/agentworld-demo")
     ap.add_argument("--out", default="tests/fixtures/demo_model_reference.json")
     args = ap.parse_args()
-    tok = AutoTokenizer.from_pretrained(args.model)
+    # Read tokenizer.json as it is. AutoTokenizer in transformers 5 maps model_type qwen3_5_moe to
+    # Qwen3_5Tokenizer whatever tokenizer_config.json says, and that class rebuilds the
+    # pre-tokenizer with Qwen's single-digit split; this demo tokenizer groups up to three digits.
+    tok = PreTrainedTokenizerFast.from_pretrained(args.model)
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float64).eval()
     model.config._attn_implementation = "eager"
+    model.config._experts_implementation = "eager"
     rows = [json.loads(l) for l in open(f"{args.model}/heldout.jsonl")]
     picked = [next(r for r in rows if r["task"] == d) for d in ("terminal", "android")]
     cases = []

@@ -104,9 +104,14 @@ pub fn train_tokenizer<'a>(
 
 /// `tokenizer_config.json` for a tokenizer made by [`train_tokenizer`]: the special-token
 /// variables the chat template uses. The template itself ships as `chat_template.jinja`.
+///
+/// The class is the generic `PreTrainedTokenizerFast`, not `Qwen2Tokenizer`: transformers 5
+/// rebuilds a `Qwen2Tokenizer`'s pre-tokenizer with Qwen's single-digit split, which would
+/// tokenize our `\p{N}{1,3}` vocabulary differently from `tokenizer.json` (checked by
+/// `tests/tests/demo_transformers.rs`).
 pub fn tokenizer_config() -> serde_json::Value {
     serde_json::json!({
-        "tokenizer_class": "Qwen2Tokenizer",
+        "tokenizer_class": "PreTrainedTokenizerFast",
         "add_bos_token": false,
         "bos_token": null,
         "eos_token": "<|im_end|>",
