@@ -10,6 +10,7 @@ pub mod request;
 mod routes;
 pub mod scheduler;
 pub mod stop;
+pub mod testing;
 pub mod tools;
 
 use std::future::Future;
@@ -21,7 +22,7 @@ use axum::routing::{get, post};
 
 pub use config::ServeConfig;
 pub use error::{ApiError, Result, ServeError};
-pub use scheduler::{EngineHandle, ModelInfo};
+pub use scheduler::{EngineHandle, ModelInfo, ModelText, StepBatch};
 
 /// Largest request body accepted (a long conversation, not a file upload).
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;

@@ -78,6 +78,80 @@ pub struct EngineHandle {
     alive: Arc<AtomicBool>,
 }
 
+/// The text side of a model, handed to the HTTP side once the model is loaded.
+#[derive(Debug, Clone)]
+pub struct ModelText {
+    /// The checkpoint's tokenizer.
+    pub tokenizer: Tokenizer,
+    /// The checkpoint's chat template.
+    pub template: ChatTemplate,
+    /// Sampling defaults of the checkpoint.
+    pub generation_config: GenerationConfig,
+    /// The model's context length in tokens.
+    pub context: usize,
+}
+
+impl ModelText {
+    /// The text side of a loaded engine.
+    pub fn of<B: Backend>(engine: &Engine<B>) -> Self {
+        Self {
+            tokenizer: engine.tokenizer.clone(),
+            template: engine.template.clone(),
+            generation_config: engine.generation_config.clone(),
+            context: engine.max_context(),
+        }
+    }
+}
+
+/// What the engine thread drives: a batch that sequences join and leave between steps.
+///
+/// [`DecodeBatch`] is the real one; tests can script output with
+/// [`crate::testing::ScriptedBatch`].
+pub trait StepBatch {
+    /// Starts a sequence and returns its first event (see [`DecodeBatch::add`]).
+    ///
+    /// # Errors
+    /// The request cannot run (the message is sent to the client).
+    fn add(
+        &mut self,
+        id: u64,
+        prompt: &[u32],
+        params: &GenerateParams,
+    ) -> agentworld_engine::Result<SequenceEvent>;
+    /// Advances every running sequence by one token (see [`DecodeBatch::step`]).
+    ///
+    /// # Errors
+    /// The step failed; every running sequence is dropped.
+    fn step(&mut self) -> agentworld_engine::Result<Vec<SequenceEvent>>;
+    /// Drops a running sequence; `false` if it is not running.
+    fn cancel(&mut self, id: u64) -> bool;
+    /// Ids of the running sequences.
+    fn ids(&self) -> Vec<u64>;
+}
+
+impl<B: Backend> StepBatch for DecodeBatch<'_, B> {
+    fn add(
+        &mut self,
+        id: u64,
+        prompt: &[u32],
+        params: &GenerateParams,
+    ) -> agentworld_engine::Result<SequenceEvent> {
+        DecodeBatch::add(self, id, prompt, params)
+    }
+    fn step(&mut self) -> agentworld_engine::Result<Vec<SequenceEvent>> {
+        DecodeBatch::step(self)
+    }
+    fn cancel(&mut self, id: u64) -> bool {
+        DecodeBatch::cancel(self, id)
+    }
+    fn ids(&self) -> Vec<u64> {
+        DecodeBatch::ids(self)
+    }
+}
+
+/// Reports the loaded model to the waiting [`EngineHandle`]; `false` if it must not run.
+type Ready<'a> = &'a mut dyn FnMut(std::result::Result<ModelText, ServeError>) -> bool;
+
 impl EngineHandle {
     /// Loads a model on a new engine thread and starts its decode loop.
     ///
@@ -91,6 +165,39 @@ impl EngineHandle {
         B: Backend,
         F: FnOnce() -> agentworld_engine::Result<Engine<B>> + Send + 'static,
     {
+        Self::launch(config, move |ready, queue, max_batch, metrics| {
+            let engine = match load() {
+                Ok(e) => e,
+                Err(e) => {
+                    ready(Err(e.into()));
+                    return;
+                }
+            };
+            if ready(Ok(ModelText::of(&engine))) {
+                run(&mut DecodeBatch::new(&engine), queue, max_batch, metrics);
+            }
+        })
+    }
+
+    /// Starts the decode loop on any [`StepBatch`] (tests script the output this way).
+    ///
+    /// # Errors
+    /// As [`Self::spawn`].
+    pub fn spawn_batch<S>(text: ModelText, mut batch: S, config: &ServeConfig) -> Result<Self>
+    where
+        S: StepBatch + Send + 'static,
+    {
+        Self::launch(config, move |ready, queue, max_batch, metrics| {
+            if ready(Ok(text)) {
+                run(&mut batch, queue, max_batch, metrics);
+            }
+        })
+    }
+
+    fn launch<W>(config: &ServeConfig, work: W) -> Result<Self>
+    where
+        W: FnOnce(Ready<'_>, &Receiver<Job>, usize, &Metrics) + Send + 'static,
+    {
         config.validate()?;
         let (jobs, queue) = mpsc::sync_channel::<Job>(config.max_queue);
         let (ready_tx, ready_rx) = mpsc::channel::<Result<Arc<ModelInfo>>>();
@@ -101,36 +208,12 @@ impl EngineHandle {
         std::thread::Builder::new()
             .name("agentworld-engine".into())
             .spawn(move || {
-                let engine = match load() {
-                    Ok(e) => e,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(e.into()));
-                        return;
-                    }
+                let mut ready = |text: std::result::Result<ModelText, ServeError>| {
+                    let info = text.and_then(|text| model_info(&config, text));
+                    let ok = info.is_ok();
+                    ready_tx.send(info).is_ok() && ok
                 };
-                let context = engine.max_context();
-                let max_model_len = config.max_model_len.unwrap_or(context);
-                if max_model_len > context {
-                    let _ = ready_tx.send(Err(ServeError::Config(format!(
-                        "--max-model-len {max_model_len} is above this model's context of \
-                         {context} tokens; use at most {context}"
-                    ))));
-                    return;
-                }
-                let info = Arc::new(ModelInfo {
-                    name: config.model_name.clone(),
-                    tokenizer: engine.tokenizer.clone(),
-                    template: engine.template.clone(),
-                    generation_config: engine.generation_config.clone(),
-                    max_model_len,
-                    created: SystemTime::now()
-                        .duration_since(UNIX_EPOCH)
-                        .map_or(0, |d| d.as_secs()),
-                });
-                if ready_tx.send(Ok(info)).is_err() {
-                    return;
-                }
-                run(&engine, &queue, config.max_batch, &thread_metrics);
+                work(&mut ready, &queue, config.max_batch, &thread_metrics);
                 thread_alive.store(false, Ordering::Relaxed);
             })
             .map_err(|source| ServeError::Io {
@@ -190,9 +273,34 @@ impl EngineHandle {
     }
 }
 
+fn model_info(config: &ServeConfig, text: ModelText) -> Result<Arc<ModelInfo>> {
+    let context = text.context;
+    let max_model_len = config.max_model_len.unwrap_or(context);
+    if max_model_len > context {
+        return Err(ServeError::Config(format!(
+            "--max-model-len {max_model_len} is above this model's context of {context} \
+             tokens; use at most {context}"
+        )));
+    }
+    Ok(Arc::new(ModelInfo {
+        name: config.model_name.clone(),
+        tokenizer: text.tokenizer,
+        template: text.template,
+        generation_config: text.generation_config,
+        max_model_len,
+        created: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    }))
+}
+
 /// The decode loop; returns when every [`EngineHandle`] is gone and the batch is empty.
-fn run<B: Backend>(engine: &Engine<B>, queue: &Receiver<Job>, max_batch: usize, metrics: &Metrics) {
-    let mut batch = DecodeBatch::new(engine);
+fn run<S: StepBatch + ?Sized>(
+    batch: &mut S,
+    queue: &Receiver<Job>,
+    max_batch: usize,
+    metrics: &Metrics,
+) {
     let mut clients: HashMap<u64, UnboundedSender<JobEvent>> = HashMap::new();
     let mut next_id: u64 = 0;
     let mut queue_open = true;
@@ -205,9 +313,10 @@ fn run<B: Backend>(engine: &Engine<B>, queue: &Receiver<Job>, max_batch: usize, 
                 metrics.cancelled();
             }
         }
+        metrics.running.store(batch.ids().len(), Ordering::Relaxed);
         // Admit waiting requests while there is room.
-        while queue_open && batch.len() < max_batch {
-            let job = if batch.is_empty() {
+        while queue_open && batch.ids().len() < max_batch {
+            let job = if batch.ids().is_empty() {
                 match queue.recv() {
                     Ok(job) => job,
                     Err(_) => {
@@ -242,9 +351,9 @@ fn run<B: Backend>(engine: &Engine<B>, queue: &Receiver<Job>, max_batch: usize, 
                     let _ = job.events.send(JobEvent::Failed(e.to_string()));
                 }
             }
-            metrics.running.store(batch.len(), Ordering::Relaxed);
+            metrics.running.store(batch.ids().len(), Ordering::Relaxed);
         }
-        if batch.is_empty() {
+        if batch.ids().is_empty() {
             metrics.running.store(0, Ordering::Relaxed);
             if !queue_open {
                 return;
@@ -272,7 +381,7 @@ fn run<B: Backend>(engine: &Engine<B>, queue: &Receiver<Job>, max_batch: usize, 
                 }
             }
         }
-        metrics.running.store(batch.len(), Ordering::Relaxed);
+        metrics.running.store(batch.ids().len(), Ordering::Relaxed);
     }
 }
 
