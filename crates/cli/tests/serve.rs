@@ -137,7 +137,8 @@ fn curl_talks_to_agentworld_serve() {
         serde_json::from_str(&curl(&[&format!("{}/v1/models", server.url)])).unwrap();
     assert_eq!(models["data"][0]["id"], "demo");
     let chat = format!("{}/v1/chat/completions", server.url);
-    let body = r#"{"model": "demo", "messages": [{"role": "user", "content": "ls"}], "max_tokens": 12}"#;
+    let body =
+        r#"{"model": "demo", "messages": [{"role": "user", "content": "ls"}], "max_tokens": 12}"#;
     let v: serde_json::Value = serde_json::from_str(&curl(&[
         "-H",
         "Content-Type: application/json",
@@ -151,8 +152,7 @@ fn curl_talks_to_agentworld_serve() {
     let sse = curl(&["-N", "-d", &stream, &chat]);
     assert!(sse.trim_end().ends_with("data: [DONE]"), "{sse}");
     assert!(sse.contains("chat.completion.chunk"), "{sse}");
-    let err: serde_json::Value =
-        serde_json::from_str(&curl(&["-d", "{not json", &chat])).unwrap();
+    let err: serde_json::Value = serde_json::from_str(&curl(&["-d", "{not json", &chat])).unwrap();
     assert_eq!(err["error"]["type"], "invalid_request_error");
     let health = curl(&["-i", &format!("{}/health", server.url)]);
     assert!(health.starts_with("HTTP/1.1 200"), "{health}");
@@ -188,9 +188,16 @@ fn scripted_server(runtime: &tokio::runtime::Runtime) -> String {
         let prompt = tokenizer.decode(ids, false).unwrap_or_default();
         let pieces: &[&str] = if prompt.contains("<tools>") {
             &[
-                "I should cl", "ick it.\n</th", "ink>", "\n\nClicking", " now.\n<tool",
-                "_call>\n<func", "tion=click>\n<parameter=", "element_id>\n7\n</param",
-                "eter>\n</function>\n</tool_", "call>",
+                "I should cl",
+                "ick it.\n</th",
+                "ink>",
+                "\n\nClicking",
+                " now.\n<tool",
+                "_call>\n<func",
+                "tion=click>\n<parameter=",
+                "element_id>\n7\n</param",
+                "eter>\n</function>\n</tool_",
+                "call>",
             ]
         } else {
             &["A thought.", "</think>\n\n", "An answer."]
@@ -210,7 +217,11 @@ fn scripted_server(runtime: &tokio::runtime::Runtime) -> String {
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(agentworld_serve::serve(listener, engine, std::future::pending()));
+        tokio::spawn(agentworld_serve::serve(
+            listener,
+            engine,
+            std::future::pending(),
+        ));
         url
     })
 }

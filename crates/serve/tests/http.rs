@@ -67,7 +67,7 @@ async fn chat_completion_shape_and_stream_equal_non_stream() {
     }
     let usage = &v["usage"];
     let completion = usage["completion_tokens"].as_u64().unwrap();
-    assert!(completion >= 1 && completion <= 40);
+    assert!((1..=40).contains(&completion));
     assert_eq!(
         usage["total_tokens"].as_u64().unwrap(),
         usage["prompt_tokens"].as_u64().unwrap() + completion

@@ -21,9 +21,22 @@ fn env(name: &str, default: usize) -> usize {
 }
 
 const COMMANDS: [&str; 16] = [
-    "ls", "ls -la", "pwd", "cat notes.txt", "echo hi", "cd /tmp", "whoami", "date",
-    "mkdir build", "touch a.txt", "rm a.txt", "python3 --version", "git status", "df -h",
-    "head -n 3 notes.txt", "wc -l notes.txt",
+    "ls",
+    "ls -la",
+    "pwd",
+    "cat notes.txt",
+    "echo hi",
+    "cd /tmp",
+    "whoami",
+    "date",
+    "mkdir build",
+    "touch a.txt",
+    "rm a.txt",
+    "python3 --version",
+    "git status",
+    "df -h",
+    "head -n 3 notes.txt",
+    "wc -l notes.txt",
 ];
 
 /// One finished streaming request: its text and token count, and its latency.
@@ -39,7 +52,12 @@ async fn run_one(client: &reqwest::Client, url: &str, prompt: usize, tokens: usi
     body["stream"] = true.into();
     body["stream_options"] = serde_json::json!({"include_usage": true});
     let started = Instant::now();
-    let r = client.post(url).json(&body).send().await.expect("request sent");
+    let r = client
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .expect("request sent");
     assert_eq!(r.status(), 200, "every request is accepted");
     let text = r.text().await.expect("stream read to the end");
     let latency = started.elapsed();
@@ -48,7 +66,7 @@ async fn run_one(client: &reqwest::Client, url: &str, prompt: usize, tokens: usi
     assert!(["stop", "length"].contains(&a.finish_reason.as_str()));
     let usage = a.usage.expect("usage chunk");
     let n = usage["completion_tokens"].as_u64().unwrap();
-    assert!(n >= 1 && n <= tokens as u64, "{usage}");
+    assert!((1..=tokens as u64).contains(&n), "{usage}");
     Outcome {
         prompt,
         text: format!("{}\u{0}{}", a.reasoning, a.content),
