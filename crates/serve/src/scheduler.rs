@@ -127,6 +127,8 @@ pub trait StepBatch {
     fn cancel(&mut self, id: u64) -> bool;
     /// Ids of the running sequences.
     fn ids(&self) -> Vec<u64>;
+    /// Drops every sequence (after a failed or panicked step).
+    fn clear(&mut self);
 }
 
 impl<B: Backend> StepBatch for DecodeBatch<'_, B> {
@@ -146,6 +148,9 @@ impl<B: Backend> StepBatch for DecodeBatch<'_, B> {
     }
     fn ids(&self) -> Vec<u64> {
         DecodeBatch::ids(self)
+    }
+    fn clear(&mut self) {
+        DecodeBatch::clear(self)
     }
 }
 
@@ -213,8 +218,9 @@ impl EngineHandle {
                     let ok = info.is_ok();
                     ready_tx.send(info).is_ok() && ok
                 };
+                // Marks the engine dead however the thread ends, panics included.
+                let _alive = AliveGuard(thread_alive);
                 work(&mut ready, &queue, config.max_batch, &thread_metrics);
-                thread_alive.store(false, Ordering::Relaxed);
             })
             .map_err(|source| ServeError::Io {
                 context: "starting the engine thread".into(),
@@ -270,6 +276,32 @@ impl EngineHandle {
     /// Whether the engine thread is running.
     pub fn is_alive(&self) -> bool {
         self.alive.load(Ordering::Relaxed)
+    }
+}
+
+struct AliveGuard(Arc<AtomicBool>);
+
+impl Drop for AliveGuard {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Runs `f`, turning a panic into an error message (a bug in the model code must cost one
+/// request or one batch, not the server).
+fn guarded<T>(f: impl FnOnce() -> agentworld_engine::Result<T>) -> std::result::Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("unknown panic");
+            tracing::error!("the engine panicked: {what}");
+            Err(format!("internal error in the engine: {what}"))
+        }
     }
 }
 
@@ -340,15 +372,20 @@ fn run<S: StepBatch + ?Sized>(
                 continue;
             }
             next_id += 1;
-            match batch.add(next_id, &job.prompt, &job.params) {
+            let before = batch.ids();
+            match guarded(|| batch.add(next_id, &job.prompt, &job.params)) {
                 Ok(event) => {
                     metrics.generated(usize::from(event.token.is_some()));
                     if deliver(&job.events, event) {
                         clients.insert(next_id, job.events);
                     }
                 }
-                Err(e) => {
-                    let _ = job.events.send(JobEvent::Failed(e.to_string()));
+                Err(message) => {
+                    let _ = job.events.send(JobEvent::Failed(message));
+                    if batch.ids() != before {
+                        // A panic mid-add may have left the batch half-changed.
+                        fail_all(batch, &mut clients, "the engine failed; retry the request");
+                    }
                 }
             }
             metrics.running.store(batch.ids().len(), Ordering::Relaxed);
@@ -360,7 +397,7 @@ fn run<S: StepBatch + ?Sized>(
             }
             continue;
         }
-        match batch.step() {
+        match guarded(|| batch.step()) {
             Ok(events) => {
                 metrics.generated(events.iter().filter(|e| e.token.is_some()).count());
                 for event in events {
@@ -376,12 +413,25 @@ fn run<S: StepBatch + ?Sized>(
             }
             Err(e) => {
                 tracing::error!("decode step failed: {e}");
-                for (_, client) in clients.drain() {
-                    let _ = client.send(JobEvent::Failed(format!("generation failed: {e}")));
-                }
+                fail_all(batch, &mut clients, &format!("generation failed: {e}"));
             }
         }
         metrics.running.store(batch.ids().len(), Ordering::Relaxed);
+    }
+}
+
+/// Drops every running sequence and tells its client why.
+fn fail_all<S: StepBatch + ?Sized>(
+    batch: &mut S,
+    clients: &mut HashMap<u64, UnboundedSender<JobEvent>>,
+    message: &str,
+) {
+    let _ = guarded(|| {
+        batch.clear();
+        Ok(())
+    });
+    for (_, client) in clients.drain() {
+        let _ = client.send(JobEvent::Failed(message.to_owned()));
     }
 }
 

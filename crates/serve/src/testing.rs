@@ -101,4 +101,8 @@ impl StepBatch for ScriptedBatch {
     fn ids(&self) -> Vec<u64> {
         self.rows.iter().map(|(id, _, _)| *id).collect()
     }
+
+    fn clear(&mut self) {
+        self.rows.clear();
+    }
 }

@@ -41,6 +41,9 @@ fn request(content: &str, stream: bool) -> Value {
 async fn server() -> common::Server {
     scripted(
         |prompt| {
+            if prompt.contains("please panic") {
+                panic!("scripted panic");
+            }
             let reply: &[&str] = if prompt.contains("draft") {
                 &["maybe <tool_call>\n{\"name\": \"click\", \"argu", "ments\": {\"element_id\": 7}}\n</tool_call> yes",
                   "</think>\n\n", "<tool_call>\n<function=click>\n<parameter=element_id>\n7\n</parameter>\n</function>\n</tool_call>"]
@@ -290,4 +293,34 @@ async fn a_client_that_disconnects_cancels_its_generation() {
     }
     let generated = s.metric("agentworld_generation_tokens_total").await;
     assert!(generated < 4000.0, "stopped early: {generated} tokens");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_in_the_engine_costs_one_request_not_the_server() {
+    let s = server().await;
+    for stream in [false, true] {
+        let body = json!({"messages": [{"role": "user", "content": "please panic"}],
+            "stream": stream});
+        let (status, _, text) = s.post_raw("/v1/chat/completions", body.to_string()).await;
+        if stream {
+            assert_eq!(status, 200);
+            let chunks = common::parse_sse(&text);
+            let last = chunks.last().unwrap();
+            assert!(
+                last["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("scripted panic"),
+                "{text}"
+            );
+        } else {
+            assert_eq!(status, 500, "{text}");
+            assert!(text.contains("scripted panic"), "{text}");
+        }
+    }
+    assert_eq!(s.get("/health").await.0, 200);
+    let (status, v) = s
+        .post("/v1/chat/completions", &request("click it", false))
+        .await;
+    assert_eq!(status, 200, "{v}");
 }
