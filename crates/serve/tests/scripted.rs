@@ -324,3 +324,38 @@ async fn a_panic_in_the_engine_costs_one_request_not_the_server() {
         .await;
     assert_eq!(status, 200, "{v}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_non_streaming_client_that_gives_up_cancels_too() {
+    let long: Vec<String> = (0..5000).map(|i| format!("w{i} ")).collect();
+    let s = scripted(
+        move |_| long.clone(),
+        Duration::from_millis(2),
+        config(2, 4),
+    )
+    .await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let body = json!({"messages": [{"role": "user", "content": "go"}]});
+    let r = client
+        .post(format!("{}/v1/chat/completions", s.base))
+        .json(&body)
+        .send()
+        .await;
+    assert!(r.is_err(), "the client timed out");
+    drop(client);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let cancelled = s.metric("agentworld_requests_cancelled_total").await;
+        if cancelled >= 1.0 && s.metric("agentworld_running_batch_size").await == 0.0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the generation was not cancelled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
