@@ -43,6 +43,7 @@ pub fn router(engine: EngineHandle) -> Router {
         .route("/health", get(routes::info::health))
         .route("/metrics", get(routes::info::metrics))
         .fallback(routes::info::not_found)
+        .method_not_allowed_fallback(routes::info::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(Arc::new(AppState { engine }))
 }

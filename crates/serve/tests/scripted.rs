@@ -359,3 +359,40 @@ async fn a_non_streaming_client_that_gives_up_cancels_too() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+#[test]
+fn settings_the_model_cannot_honour_are_refused_at_start() {
+    use agentworld_serve::EngineHandle;
+    use agentworld_serve::testing::ScriptedBatch;
+    let start = |cfg: agentworld_serve::ServeConfig| {
+        let script: agentworld_serve::testing::Script = std::sync::Arc::new(|_: &[u32]| vec![]);
+        EngineHandle::spawn_batch(
+            common::demo_text(),
+            ScriptedBatch::new(script, Duration::ZERO),
+            &cfg,
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    };
+    let mut cfg = config(4, 8);
+    cfg.max_model_len = Some(4096);
+    let e = start(cfg).unwrap_err();
+    assert!(
+        e.contains("--max-model-len 4096") && e.contains("2048"),
+        "{e}"
+    );
+    let e = start(config(0, 8)).unwrap_err();
+    assert!(e.contains("--max-batch"), "{e}");
+    let e = start(config(4, 0)).unwrap_err();
+    assert!(e.contains("--max-queue"), "{e}");
+    assert!(start(config(4, 8)).is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_methods_get_json_errors() {
+    let s = server().await;
+    let (status, text) = s.get("/v1/chat/completions").await;
+    assert_eq!(status, 405);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["error"]["code"], "method_not_allowed");
+}

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{StatusCode, Uri, header};
+use axum::http::{Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
@@ -54,6 +54,21 @@ pub async fn not_found(uri: Uri) -> Response {
         ),
         param: None,
         code: Some("not_found"),
+        retry_after: None,
+    }
+    .into_response()
+}
+
+/// A JSON 405 for a known route called with the wrong method.
+pub async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    ApiError {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        message: format!(
+            "{method} is not allowed on {}; the /v1 generation routes take POST, the others GET.",
+            uri.path()
+        ),
+        param: None,
+        code: Some("method_not_allowed"),
         retry_after: None,
     }
     .into_response()
