@@ -4,5 +4,6 @@ pub mod data;
 pub mod eval;
 pub mod inspect;
 pub mod parse;
+pub mod serve;
 pub mod simulate;
 pub mod train;

@@ -32,6 +32,8 @@ enum Command {
     Train(cmd::train::Args),
     /// Measure a model's fidelity on held-out transitions.
     Eval(cmd::eval::Args),
+    /// Serve a model over an OpenAI-compatible HTTP API, with continuous batching.
+    Serve(cmd::serve::Args),
 }
 
 fn main() {
@@ -43,6 +45,7 @@ fn main() {
         Command::Data(args) => cmd::data::run(args),
         Command::Train(args) => cmd::train::run(args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {}", error_chain(&e));

@@ -223,7 +223,7 @@ impl<B: Backend> Engine<B> {
     }
 
     /// Chooses the next token of every active row from `[active, vocab]` logits.
-    fn pick(
+    pub(crate) fn pick(
         &self,
         logits: Tensor<B, 2>,
         active: &[usize],

@@ -1,11 +1,13 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod batch;
 mod engine;
 pub mod error;
 pub mod files;
 pub mod generate;
 
+pub use batch::{DecodeBatch, SequenceEvent};
 pub use engine::Engine;
 pub use error::{EngineError, Result};
 pub use files::{ModelCard, ModelFiles};

@@ -4,6 +4,13 @@
 //! pre-convolution inputs and the recurrent state, in f32 when the model runs in f32
 //! (qwen3_5_moe.md §4.4). A [`ModelCache`] also remembers which cached positions are padding
 //! and how many real tokens each row has seen, which fixes the next positions.
+//!
+//! Continuous batching joins caches of different lengths with [`ModelCache::concat`]: the
+//! shorter rows' keys and values are left-padded with zeros whose `key_valid` is `false`, so
+//! attention masks them exactly like the left padding of a batched prefill. Gated DeltaNet
+//! state has no time axis and is simply stacked. [`ModelCache::trim_padding`] drops the
+//! leading positions that are padding in every row (after the longest row has left), so the
+//! cached length stays the longest real sequence in the batch.
 
 use burn::tensor::backend::Backend;
 use burn::tensor::{Int, Tensor, TensorData};
@@ -124,8 +131,228 @@ impl<B: Backend> ModelCache<B> {
         self.retain_host(rows);
     }
 
+    /// Joins caches into one batch, rows in order (`parts[0]`'s rows first).
+    ///
+    /// Rows shorter than the longest are left-padded: zero keys and values, marked invalid in
+    /// `key_valid`, so later steps never attend to them. Each row keeps its own
+    /// `next_position`, so RoPE positions are unaffected by the padding.
+    ///
+    /// # Shapes
+    /// - KV entries of part `i`: `[batch_i, kv_heads, past_i, head_dim]`
+    /// - output KV entries: `[sum batch_i, kv_heads, max past_i, head_dim]`
+    /// - DeltaNet conv `[sum batch_i, K - 1, conv_dim]`, recurrent `[sum batch_i, Hv, dk, dv]`
+    ///
+    /// # Panics
+    /// If `parts` is empty or the parts come from different models (different layer kinds or
+    /// widths): both are bugs of the caller, not bad input.
+    pub fn concat(parts: Vec<ModelCache<B>>) -> ModelCache<B> {
+        assert!(!parts.is_empty(), "concat needs at least one cache");
+        if parts.len() == 1 {
+            return parts.into_iter().next().expect("one part");
+        }
+        let total = parts.iter().map(ModelCache::seq_len).max().unwrap_or(0);
+        let n_layers = parts[0].layers.len();
+        assert!(
+            parts.iter().all(|p| p.layers.len() == n_layers),
+            "caches of different models"
+        );
+        let mut key_valid = Vec::new();
+        let mut next_position = Vec::new();
+        for part in &parts {
+            let pad = total - part.seq_len();
+            for row in &part.key_valid {
+                let mut padded = vec![false; pad];
+                padded.extend(row);
+                key_valid.push(padded);
+            }
+            next_position.extend(&part.next_position);
+        }
+        let mut layers = Vec::with_capacity(n_layers);
+        for l in 0..n_layers {
+            let layer = match &parts[0].layers[l] {
+                LayerCache::Attention(_) => LayerCache::Attention(concat_kv(&parts, l, total)),
+                LayerCache::DeltaNet(_) => {
+                    let (mut convs, mut recs) = (Vec::new(), Vec::new());
+                    for part in &parts {
+                        match &part.layers[l] {
+                            LayerCache::DeltaNet(s) => {
+                                convs.push(s.conv.clone());
+                                recs.push(s.recurrent.clone());
+                            }
+                            LayerCache::Attention(_) => panic!("caches of different models"),
+                        }
+                    }
+                    LayerCache::DeltaNet(DeltaNetState {
+                        conv: Tensor::cat(convs, 0),
+                        recurrent: Tensor::cat(recs, 0),
+                    })
+                }
+            };
+            layers.push(layer);
+        }
+        ModelCache {
+            layers,
+            key_valid,
+            next_position,
+        }
+    }
+
+    /// Drops the leading positions that are padding in every row; returns how many.
+    ///
+    /// Padding is only ever leading (left padding), so this keeps the cache as long as its
+    /// longest row and no longer.
+    pub fn trim_padding(&mut self) -> usize {
+        let lead = self
+            .key_valid
+            .iter()
+            .map(|row| row.iter().take_while(|v| !**v).count())
+            .min()
+            .unwrap_or(0);
+        if lead == 0 {
+            return 0;
+        }
+        for layer in &mut self.layers {
+            if let LayerCache::Attention(kv) = layer
+                && let Some((k, v)) = kv.entries.take()
+            {
+                let [b, h, len, d] = k.dims();
+                kv.entries = Some((
+                    k.slice([0..b, 0..h, lead..len, 0..d]),
+                    v.slice([0..b, 0..h, lead..len, 0..d]),
+                ));
+            }
+        }
+        for row in &mut self.key_valid {
+            row.drain(..lead);
+        }
+        lead
+    }
+
     fn retain_host(&mut self, rows: &[usize]) {
         self.key_valid = rows.iter().map(|&r| self.key_valid[r].clone()).collect();
         self.next_position = rows.iter().map(|&r| self.next_position[r]).collect();
+    }
+}
+
+/// Joins layer `l`'s keys and values of every part, left-padding each to `total` positions.
+fn concat_kv<B: Backend>(parts: &[ModelCache<B>], l: usize, total: usize) -> KvCache<B> {
+    let entries: Vec<Option<&(Tensor<B, 4>, Tensor<B, 4>)>> = parts
+        .iter()
+        .map(|p| match &p.layers[l] {
+            LayerCache::Attention(kv) => kv.entries.as_ref(),
+            LayerCache::DeltaNet(_) => panic!("caches of different models"),
+        })
+        .collect();
+    let Some((k0, _)) = entries.iter().flatten().next() else {
+        return KvCache { entries: None };
+    };
+    let [_, heads, _, head_dim] = k0.dims();
+    let device = k0.device();
+    let (mut keys, mut values) = (Vec::new(), Vec::new());
+    for (part, entry) in parts.iter().zip(entries) {
+        let rows = part.batch_size();
+        let len = entry.map_or(0, |(k, _)| k.dims()[2]);
+        let pad = total - len;
+        let mut k_parts = Vec::new();
+        let mut v_parts = Vec::new();
+        if pad > 0 {
+            k_parts.push(Tensor::zeros([rows, heads, pad, head_dim], &device));
+            v_parts.push(Tensor::zeros([rows, heads, pad, head_dim], &device));
+        }
+        if let Some((k, v)) = entry {
+            k_parts.push(k.clone());
+            v_parts.push(v.clone());
+        }
+        keys.push(Tensor::cat(k_parts, 2));
+        values.push(Tensor::cat(v_parts, 2));
+    }
+    KvCache {
+        entries: Some((Tensor::cat(keys, 0), Tensor::cat(values, 0))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use burn::tensor::Tolerance;
+
+    use crate::model::{Qwen35Moe, TokenBatch};
+    use crate::{Qwen35MoeConfig, TestBackend};
+
+    type B = TestBackend;
+
+    fn tiny() -> Qwen35Moe<B> {
+        let json = serde_json::json!({
+            "model_type": "qwen3_5_moe_text", "vocab_size": 64, "hidden_size": 32,
+            "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "head_dim": 8, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+            "linear_key_head_dim": 8, "linear_value_head_dim": 8, "num_experts": 4,
+            "num_experts_per_tok": 2, "moe_intermediate_size": 16,
+            "shared_expert_intermediate_size": 16, "full_attention_interval": 2,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 1e4,
+                                "partial_rotary_factor": 0.5}
+        });
+        let config = Qwen35MoeConfig::from_json_str(&json.to_string(), "tiny").unwrap();
+        Qwen35Moe::init(&config, &Default::default())
+    }
+
+    /// Prefills each prompt alone, joins the caches, decodes two steps as one batch and
+    /// compares with decoding each sequence alone.
+    #[test]
+    fn concatenated_caches_decode_like_separate_ones() {
+        let model = tiny();
+        let dev = Default::default();
+        let prompts = [vec![3u32, 9, 4, 1, 7, 2], vec![5, 8], vec![11, 12, 13, 14]];
+        let steps = [[21u32, 22, 23], [31, 32, 33]];
+
+        let mut alone = Vec::new();
+        for (i, p) in prompts.iter().enumerate() {
+            let mut cache = model.new_cache(1, &dev);
+            model
+                .forward_last(&TokenBatch::single(p.clone()), Some(&mut cache))
+                .unwrap();
+            let mut last = None;
+            for s in &steps {
+                let step = TokenBatch::single(vec![s[i]]);
+                last = Some(model.forward_last(&step, Some(&mut cache)).unwrap());
+            }
+            alone.push(last.unwrap());
+        }
+
+        let mut parts = Vec::new();
+        for p in &prompts {
+            let mut cache = model.new_cache(1, &dev);
+            model
+                .forward_last(&TokenBatch::single(p.clone()), Some(&mut cache))
+                .unwrap();
+            parts.push(cache);
+        }
+        let mut cache = super::ModelCache::concat(parts);
+        assert_eq!(cache.batch_size(), 3);
+        assert_eq!(cache.seq_len(), 6);
+        assert_eq!(cache.key_valid[1], [false, false, false, false, true, true]);
+        let mut last = None;
+        for s in &steps {
+            let step = TokenBatch {
+                ids: s.iter().map(|&t| vec![t]).collect(),
+                valid: None,
+            };
+            last = Some(model.forward_last(&step, Some(&mut cache)).unwrap());
+        }
+        let batched = last.unwrap();
+        for (i, a) in alone.into_iter().enumerate() {
+            let [_, v] = batched.dims();
+            batched
+                .clone()
+                .slice([i..i + 1, 0..v])
+                .into_data()
+                .assert_approx_eq::<f32>(&a.into_data(), Tolerance::absolute(1e-4));
+        }
+
+        // The longest row leaves: its positions go, the others are untouched.
+        cache.retain(&[1, 2]);
+        assert_eq!(cache.trim_padding(), 2);
+        assert_eq!(cache.seq_len(), 6);
+        assert_eq!(cache.key_valid[0], [false, false, true, true, true, true]);
+        assert_eq!(cache.trim_padding(), 0);
     }
 }

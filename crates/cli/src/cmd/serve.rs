@@ -1,0 +1,134 @@
+//! `agentworld serve`: the OpenAI-compatible server of `agentworld-serve` on a local model.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use agentworld_engine::Engine;
+use agentworld_serve::{EngineHandle, ServeConfig};
+use anyhow::{Context, Result, bail};
+
+use crate::backend::{BackendKind, OnBackend, dispatch};
+use crate::{paths, progress};
+
+/// Arguments of `agentworld serve`.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+agentworld serve --port 8000\n  \
+agentworld serve --model path/to/Qwen-AgentWorld --backend cuda --max-batch 32 --max-model-len 32768\n\n\
+Then: curl http://127.0.0.1:8000/v1/chat/completions -H 'Content-Type: application/json' \\\n    \
+-d '{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}], \"max_tokens\": 50}'")]
+pub struct Args {
+    /// Model directory (Hugging Face layout); default: the demo model.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Where the model runs.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    backend: BackendKind,
+    /// Address to listen on (loopback by default; use 0.0.0.0 to accept other machines).
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on (0: any free port, printed at start).
+    #[arg(long, default_value_t = 8000)]
+    port: u16,
+    /// Most sequences decoded together (continuous batching).
+    #[arg(long, default_value_t = 16)]
+    max_batch: usize,
+    /// Most requests waiting for a batch slot; more are refused with 503 and Retry-After.
+    #[arg(long, default_value_t = 256)]
+    max_queue: usize,
+    /// Longest prompt plus output in tokens (default: the model's context).
+    #[arg(long)]
+    max_model_len: Option<usize>,
+    /// Model id clients use (default: the model card's name, else the directory name).
+    #[arg(long)]
+    served_model_name: Option<String>,
+}
+
+struct Load {
+    dir: PathBuf,
+    config: ServeConfig,
+}
+
+impl OnBackend for Load {
+    type Output = EngineHandle;
+    fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<EngineHandle> {
+        let dir = self.dir.clone();
+        EngineHandle::spawn(
+            move || {
+                let pb = progress::bar(0, "loading weights");
+                let engine = Engine::<B>::load_dir(&dir, &device, &mut |done, total| {
+                    pb.set_length(total as u64);
+                    pb.set_position(done as u64);
+                });
+                pb.finish_and_clear();
+                engine
+            },
+            &self.config,
+        )
+        .with_context(|| format!("loading the model in {}", self.dir.display()))
+    }
+}
+
+/// Runs the server until Ctrl-C.
+pub fn run(args: Args) -> Result<()> {
+    let dir = args.model.unwrap_or_else(paths::default_model);
+    if !dir.join("config.json").is_file() {
+        bail!(
+            "{} is not a model directory (no config.json); pass --model DIR",
+            dir.display()
+        );
+    }
+    let addr: SocketAddr = format!("{}:{}", args.host, args.port)
+        .parse()
+        .or_else(|_| {
+            std::net::ToSocketAddrs::to_socket_addrs(&(args.host.as_str(), args.port))
+                .ok()
+                .and_then(|mut a| a.next())
+                .context("no address")
+        })
+        .with_context(|| format!("--host {} is not an address to listen on", args.host))?;
+    let name = args
+        .served_model_name
+        .or_else(|| {
+            let card = std::fs::read_to_string(dir.join("agentworld.json")).ok()?;
+            let card: serde_json::Value = serde_json::from_str(&card).ok()?;
+            card["name"].as_str().map(str::to_owned)
+        })
+        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "agentworld".into());
+    let config = ServeConfig {
+        model_name: name.clone(),
+        max_batch: args.max_batch,
+        max_queue: args.max_queue,
+        max_model_len: args.max_model_len,
+    };
+    config.validate()?;
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let engine = dispatch(args.backend, Load { dir, config })?;
+    let max_model_len = engine.info.max_model_len;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}; is the port already in use?"))?;
+        let bound = listener.local_addr().context("reading the bound address")?;
+        eprintln!(
+            "agentworld serve: model `{name}` (max batch {}, max model len {max_model_len}) \
+             listening on http://{bound}",
+            args.max_batch
+        );
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        agentworld_serve::serve(listener, engine, shutdown).await?;
+        Ok(())
+    })
+}

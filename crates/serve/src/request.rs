@@ -1,0 +1,224 @@
+//! Reading request bodies and the sampling fields shared by `/v1/chat/completions` and
+//! `/v1/completions`, with errors that name the offending field.
+
+use std::hash::{BuildHasher, RandomState};
+
+use agentworld_engine::GenerateParams;
+use agentworld_model::sampling::SamplingParams;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+use crate::scheduler::ModelInfo;
+
+/// Parses a JSON body into `T`, naming the field whose value does not fit.
+///
+/// # Errors
+/// 400 for a body that is not JSON, not an object, or has a field of the wrong type
+/// (`param` is the field's path, e.g. `messages[0].role`); the body limit's status for an
+/// oversized body.
+pub fn parse_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+    let body = body.map_err(|e| ApiError {
+        status: e.status(),
+        message: format!("Could not read the request body: {}", e.body_text()),
+        param: None,
+        code: None,
+        retry_after: None,
+    })?;
+    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request(
+            None,
+            format!("The request body is not valid JSON ({e}); send one JSON object."),
+        )
+    })?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            None,
+            "The request body must be a JSON object.",
+        ));
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.inner().to_string();
+        let path = e.path().to_string();
+        let param = if path == "." {
+            // A missing field is reported at its parent; name the field itself.
+            inner.split('`').nth(1).map(str::to_owned)
+        } else {
+            Some(path)
+        };
+        let message = match &param {
+            Some(p) => format!("Invalid value for `{p}`: {inner}."),
+            None => format!("Invalid request: {inner}."),
+        };
+        ApiError::bad_request(param.as_deref(), message)
+    })
+}
+
+/// `stop`: one string or a list of them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Stop {
+    /// One stop string.
+    One(String),
+    /// Several stop strings.
+    Many(Vec<String>),
+}
+
+/// `stream_options`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct StreamOptions {
+    /// Send a last chunk with token usage.
+    #[serde(default)]
+    pub include_usage: Option<bool>,
+}
+
+/// The sampling and length fields of a request, as sent.
+#[derive(Debug, Clone, Default)]
+pub struct Knobs {
+    /// `max_tokens` (or `max_completion_tokens`), and which of the two was used.
+    pub max_tokens: Option<(i64, &'static str)>,
+    /// `temperature`.
+    pub temperature: Option<f64>,
+    /// `top_p`.
+    pub top_p: Option<f64>,
+    /// `top_k` (`-1` or `0`: off).
+    pub top_k: Option<i64>,
+    /// `seed`.
+    pub seed: Option<i64>,
+    /// `n`.
+    pub n: Option<i64>,
+    /// `stop`.
+    pub stop: Option<Stop>,
+}
+
+impl Knobs {
+    /// Checks the fields that do not depend on the prompt.
+    ///
+    /// # Errors
+    /// 400 naming the field: `max_tokens` ≤ 0, `temperature` outside `[0, 2]`, `top_p`
+    /// outside `(0, 1]`, `top_k` below -1, `n` other than 1.
+    pub fn validate(&self) -> Result<(), ApiError> {
+        if let Some((n, field)) = self.max_tokens
+            && n <= 0
+        {
+            return Err(ApiError::bad_request(
+                Some(field),
+                format!(
+                    "`{field}` must be at least 1 (got {n}); leave it out to use the room left in the context."
+                ),
+            ));
+        }
+        if let Some(t) = self.temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return Err(ApiError::bad_request(
+                Some("temperature"),
+                format!("`temperature` must be between 0 and 2 (got {t}); 0 is greedy."),
+            ));
+        }
+        if let Some(p) = self.top_p
+            && !(p > 0.0 && p <= 1.0)
+        {
+            return Err(ApiError::bad_request(
+                Some("top_p"),
+                format!("`top_p` must be in (0, 1] (got {p})."),
+            ));
+        }
+        if let Some(k) = self.top_k
+            && k < -1
+        {
+            return Err(ApiError::bad_request(
+                Some("top_k"),
+                format!("`top_k` must be -1 (off), 0 (off) or positive (got {k})."),
+            ));
+        }
+        if let Some(n) = self.n
+            && n != 1
+        {
+            return Err(ApiError::bad_request(
+                Some("n"),
+                format!(
+                    "This server returns one choice per request; send `n` = 1 or leave it out (got {n})."
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The stop strings.
+    pub fn stops(&self) -> Vec<String> {
+        match &self.stop {
+            None => Vec::new(),
+            Some(Stop::One(s)) => vec![s.clone()],
+            Some(Stop::Many(v)) => v.clone(),
+        }
+    }
+
+    /// Generation settings for a prompt of `prompt_len` tokens. Unset sampling fields take the
+    /// checkpoint's `generation_config.json` (greedy when it says `do_sample: false`); an
+    /// unset `max_tokens` is the room left in the context, and a larger one is capped by it.
+    ///
+    /// # Errors
+    /// 400 naming `prompt_field` when the prompt leaves no room in `--max-model-len`.
+    pub fn params(
+        &self,
+        info: &ModelInfo,
+        prompt_len: usize,
+        prompt_field: &str,
+    ) -> Result<GenerateParams, ApiError> {
+        let limit = info.max_model_len;
+        if prompt_len >= limit {
+            return Err(ApiError::bad_request(
+                Some(prompt_field),
+                format!(
+                    "The prompt is {prompt_len} tokens long, but this server's maximum context \
+                     length is {limit} tokens (prompt and output together). Shorten the \
+                     {prompt_field}, or start the server with a larger --max-model-len."
+                ),
+            ));
+        }
+        let room = limit - prompt_len;
+        let max_tokens = match self.max_tokens {
+            Some((n, _)) => usize::try_from(n).unwrap_or(usize::MAX).min(room),
+            None => room,
+        };
+        let gc = &info.generation_config;
+        let default_temperature = match gc.do_sample {
+            Some(false) => 0.0,
+            _ => gc.temperature.unwrap_or(1.0),
+        };
+        let top_k = self
+            .top_k
+            .or(gc.top_k.map(i64::from))
+            .map_or(0, |k| usize::try_from(k).unwrap_or(0));
+        let seed = match self.seed {
+            Some(s) => s as u64,
+            None => RandomState::new().hash_one(prompt_len),
+        };
+        Ok(GenerateParams {
+            max_tokens,
+            sampling: SamplingParams {
+                temperature: self.temperature.map_or(default_temperature, |t| t as f32),
+                top_k,
+                top_p: self.top_p.map_or(gc.top_p.unwrap_or(1.0), |p| p as f32),
+                seed,
+            },
+        })
+    }
+}
+
+/// A fresh random id with a prefix (`chatcmpl-…`, `call_…`).
+pub fn random_id(prefix: &str) -> String {
+    let a = RandomState::new().hash_one(0u8);
+    let b = RandomState::new().hash_one(1u8);
+    format!("{prefix}{a:016x}{:08x}", b as u32)
+}
+
+/// Seconds since the Unix epoch.
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}

@@ -1,0 +1,5 @@
+//! HTTP handlers, one file per endpoint family.
+
+pub mod chat;
+pub mod completions;
+pub mod info;
