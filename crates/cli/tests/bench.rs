@@ -1,19 +1,18 @@
 //! `agentworld eval infer | judge | score` against a fake OpenAI-compatible server on loopback,
 //! with figures computed by hand.
 
+mod common;
+use common::{repo, text};
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 
 use agentworld_world::Domain;
 use agentworld_world::bench::{RUBRIC, builtin_judge_prompt};
 use serde_json::{Value, json};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn agentworld(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agentworld"))
@@ -22,10 +21,6 @@ fn agentworld(args: &[&str]) -> Output {
         .env_remove("OPENAI_API_KEY")
         .output()
         .expect("the agentworld binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Answers a request body, given how many identical bodies came before: (status, content,

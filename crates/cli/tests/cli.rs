@@ -1,25 +1,10 @@
 //! The `agentworld` command as a user runs it: real binary, demo model, example states.
 
+mod common;
+use common::{agentworld, text};
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn agentworld(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentworld"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 #[test]
 fn simulate_android_with_the_demo_model_returns_a_parsed_tree() {

@@ -1,23 +1,7 @@
 //! `agentworld parse` as a user runs it: examples, a real case file, cut and unreadable input.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn agentworld(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentworld"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod common;
+use common::{agentworld, repo, text};
 
 #[test]
 fn detects_and_prints_an_indented_tree() {

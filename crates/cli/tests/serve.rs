@@ -2,6 +2,9 @@
 //! clients nobody here wrote (`curl`, the official `openai` Python package) and by our own
 //! `simulate --endpoint` and `eval infer --endpoint`.
 
+mod common;
+use common::{agentworld, repo, text};
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -11,10 +14,6 @@ use std::time::Duration;
 use agentworld_serve::testing::{Script, ScriptedBatch};
 use agentworld_serve::{EngineHandle, ModelText, ServeConfig};
 use agentworld_text::{ChatTemplate, GenerationConfig, Tokenizer};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn demo() -> PathBuf {
     repo().join("public/models/agentworld-demo")
@@ -59,18 +58,6 @@ impl Drop for Serve {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn agentworld(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_agentworld"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]
