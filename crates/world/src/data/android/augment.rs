@@ -115,14 +115,8 @@ pub fn replace_texts(tree: &mut AndroidTree, rng: &mut Rng) {
     }
 }
 
-/// Syllables of [`random_words`]: pronounceable, so the BPE learns a few short pieces.
-const SYLLABLES: [&str; 24] = [
-    "ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "bo", "da", "fi", "gu", "ha", "je", "pa",
-    "qu", "ri", "so", "te", "wa", "xo", "yu", "mo",
-];
-
-/// One to three made-up words (`"Ralo mize"`), capitalised: text a model cannot have
-/// memorised, so reproducing it needs copying from the state.
+/// One to three made-up words (`"Ralo mize"`, see [`Rng::made_up_word`]), the first
+/// capitalised: text a model cannot have memorised, so reproducing it needs copying.
 pub fn random_words(rng: &mut Rng) -> String {
     let words = 1 + rng.below(3);
     let mut out = String::new();
@@ -130,18 +124,15 @@ pub fn random_words(rng: &mut Rng) -> String {
         if w > 0 {
             out.push(' ');
         }
-        let syllables = 1 + rng.below(3);
-        for k in 0..syllables {
-            let syl = rng.pick(&SYLLABLES).unwrap_or(&"ka");
-            if w == 0 && k == 0 {
-                let mut c = syl.chars();
-                if let Some(first) = c.next() {
-                    out.extend(first.to_uppercase());
-                    out.push_str(c.as_str());
-                }
-            } else {
-                out.push_str(syl);
+        let word = rng.made_up_word(1, 3);
+        if w == 0 {
+            let mut c = word.chars();
+            if let Some(first) = c.next() {
+                out.extend(first.to_uppercase());
+                out.push_str(c.as_str());
             }
+        } else {
+            out.push_str(&word);
         }
     }
     out

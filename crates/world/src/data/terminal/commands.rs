@@ -68,7 +68,20 @@ impl Ctx<'_> {
     fn dir(&mut self) -> Option<String> {
         self.rng.pick(&self.dirs).cloned()
     }
+    /// A name not in the directory: from `pool`, or (40%) a made-up stem with the extension
+    /// of a pool name, so new names must be copied from the command rather than recalled.
     fn fresh(&mut self, pool: &[&str]) -> String {
+        if self.rng.chance(0.4) {
+            let ext = self
+                .rng
+                .pick(pool)
+                .and_then(|n| n.rfind('.').map(|i| n[i..].to_string()))
+                .unwrap_or_default();
+            let name = format!("{}{ext}", self.rng.made_up_word(2, 3));
+            if !self.files.iter().chain(&self.dirs).any(|e| *e == name) {
+                return name;
+            }
+        }
         let free: Vec<&str> = pool
             .iter()
             .copied()
@@ -82,9 +95,17 @@ impl Ctx<'_> {
     fn words(&mut self, lo: usize, hi: usize) -> String {
         let n = lo + self.rng.below(hi - lo + 1);
         (0..n)
-            .map(|_| *self.rng.pick(&WORDS).unwrap_or(&"x"))
+            .map(|_| self.word())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+    /// A word of [`WORDS`] or (half the time) a made-up one.
+    fn word(&mut self) -> String {
+        if self.rng.chance(0.5) {
+            self.rng.made_up_word(2, 3)
+        } else {
+            self.rng.pick(&WORDS).unwrap_or(&"x").to_string()
+        }
     }
     /// A word in `file` (70%) or a random word.
     fn word_for(&mut self, file: &str) -> String {
@@ -100,7 +121,7 @@ impl Ctx<'_> {
                 .map(|w| w.to_string())
                 .unwrap_or_default();
         }
-        self.rng.pick(&WORDS).unwrap_or(&"x").to_string()
+        self.word()
     }
 }
 
@@ -222,7 +243,15 @@ mod tests {
             dir: "~".into(),
             read: &read,
         };
-        assert_eq!(c.fresh(&FILE_NAMES), "plan.txt");
+        let mut made_up = 0;
+        for _ in 0..100 {
+            let name = c.fresh(&FILE_NAMES);
+            assert!(!c.files.contains(&name), "{name}");
+            assert!(name.contains('.'), "{name}");
+            made_up += usize::from(name != "plan.txt");
+        }
+        // About 40% made up, the rest the one free pool name.
+        assert!((20..60).contains(&made_up), "{made_up}");
         assert!(
             template("cat_dir")
                 .map(|t| (t.build)(&mut c))
