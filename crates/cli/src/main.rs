@@ -34,6 +34,8 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Serve a model over an OpenAI-compatible HTTP API, with continuous batching.
     Serve(cmd::serve::Args),
+    /// Measure prefill, decode and memory beside transformers/PyTorch on the same checkpoint.
+    Bench(cmd::bench::Args),
 }
 
 fn main() {
@@ -46,6 +48,7 @@ fn main() {
         Command::Train(args) => cmd::train::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {}", error_chain(&e));

@@ -7,11 +7,15 @@
 //! routed = sum_k w_k * down_e(silu(gate_e x) * up_e x)     e = idx_k
 //! out    = routed + sigmoid(x @ shared_expert_gate) * shared_expert(x)
 //! ```
-//! No capacity limit and no token dropping. Two equivalent evaluation strategies, chosen by the
-//! number of routed (token, expert) pairs: for few tokens (decode) the chosen experts' weights
-//! are gathered so only they are read; for many tokens every expert runs on every token and the
-//! results are combined with the (mostly zero) routing weights. Neither reads anything back to
-//! the host.
+//! No capacity limit and no token dropping. Three equivalent evaluation strategies:
+//! - **gathered** (decode, few tokens): the chosen experts' weights are gathered per (token,
+//!   expert) pair, so only they are read; nothing is read back to the host;
+//! - **grouped** (prefill, many tokens; native builds): the routing is read back once per layer,
+//!   (token, expert) pairs are sorted by expert, each active expert runs one matmul pair over
+//!   its rows, and the results are scatter-added back weighted by the router — only routed
+//!   experts are computed, as in vLLM's fused MoE or transformers' `grouped_mm`;
+//! - **dense** (the reference; also prefill in wasm, where a synchronous read-back is not
+//!   possible): every expert on every token, combined with the (mostly zero) routing weights.
 
 use burn::module::{Module, Param};
 use burn::nn::Linear;
@@ -20,6 +24,50 @@ use burn::tensor::backend::Backend;
 use burn::tensor::{IndexingUpdateOp, Int, Tensor};
 
 use super::mlp::SwiGluMlp;
+
+/// How the routed experts are evaluated (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// Gather the chosen experts' weights per pair; no read-back.
+    Gathered,
+    /// Sort pairs by expert (one read-back of the routing), one matmul pair per active expert.
+    Grouped,
+    /// Every expert on every token.
+    Dense,
+}
+
+/// The strategy for `pairs` (token, expert) pairs among `experts` on `device`.
+///
+/// On a backend whose tensors live in host memory (burn-flex, ndarray) reading the routing back
+/// costs nothing and slicing an expert's weights copies nothing, so grouping wins from
+/// [`GROUPED_MIN_PAIRS`] pairs up. On a device (CUDA, wgpu) decode keeps the gathered strategy
+/// so that the sampled token stays the only read-back of a step; prefill (more pairs than
+/// experts) groups. In wasm a synchronous read-back is impossible, so prefill runs dense.
+pub fn strategy<B: Backend>(pairs: usize, experts: usize, device: &B::Device) -> Strategy {
+    let name = B::name(device).to_lowercase();
+    let host = name.contains("flex") || name.contains("ndarray");
+    if cfg!(target_family = "wasm") {
+        if pairs <= experts {
+            Strategy::Gathered
+        } else {
+            Strategy::Dense
+        }
+    } else if host {
+        if pairs < GROUPED_MIN_PAIRS {
+            Strategy::Gathered
+        } else {
+            Strategy::Grouped
+        }
+    } else if pairs <= experts {
+        Strategy::Gathered
+    } else {
+        Strategy::Grouped
+    }
+}
+
+/// On host-memory backends, the fewest pairs evaluated grouped (measured with `agentworld
+/// bench`: below it, gathering the few experts' weights is as fast as a sort).
+pub const GROUPED_MIN_PAIRS: usize = 2;
 
 /// The routed experts of one layer, stacked (HF fused layout, transposed for `x @ W`).
 #[derive(Module, Debug)]
@@ -80,10 +128,11 @@ impl<B: Backend> SparseMoe<B> {
         let [batch, seq, hidden] = x.dims();
         let tokens = x.reshape([batch * seq, hidden]);
         let routing = self.route(tokens.clone());
-        let routed = if batch * seq * self.top_k <= self.num_experts() {
-            self.experts_gathered(tokens.clone(), &routing)
-        } else {
-            self.experts_dense(tokens.clone(), &routing)
+        let pairs = batch * seq * self.top_k;
+        let routed = match strategy::<B>(pairs, self.num_experts(), &tokens.device()) {
+            Strategy::Gathered => self.experts_gathered(tokens.clone(), &routing),
+            Strategy::Grouped => self.experts_grouped(tokens.clone(), &routing),
+            Strategy::Dense => self.experts_dense(tokens.clone(), &routing),
         };
         let shared = self.shared_expert.forward(tokens.clone())
             * sigmoid(self.shared_expert_gate.forward(tokens));
@@ -112,6 +161,86 @@ impl<B: Backend> SparseMoe<B> {
         (out * routing.weights.clone().unsqueeze_dim::<3>(2))
             .sum_dim(1)
             .reshape([n, h])
+    }
+
+    /// Only the routed experts, grouped: pairs sorted by expert on the host (one read-back of
+    /// the `[tokens, top_k]` routing), one gate/up and one down matmul per active expert over
+    /// its rows, weighted by the router and scatter-added back to their tokens.
+    ///
+    /// # Shapes
+    /// - x: `[tokens, hidden]`; output `[tokens, hidden]`
+    ///
+    /// # Panics
+    /// Only if the backend cannot read an integer tensor back (a backend bug, not user input).
+    pub fn experts_grouped(&self, x: Tensor<B, 2>, routing: &Routing<B>) -> Tensor<B, 2> {
+        let [n, h] = x.dims();
+        let k = self.top_k;
+        let e = self.num_experts();
+        let inter = self.experts.down_proj.dims()[1];
+        let device = x.device();
+        let chosen: Vec<i64> = routing
+            .indices
+            .clone()
+            .into_data()
+            .convert::<i64>()
+            .to_vec()
+            .expect("routing indices read back as integers");
+        // Counting sort of the pairs (token * k + slot) by expert.
+        let mut counts = vec![0usize; e + 1];
+        for &id in &chosen {
+            counts[id as usize + 1] += 1;
+        }
+        for i in 0..e {
+            counts[i + 1] += counts[i];
+        }
+        let offsets = counts.clone();
+        let mut next = counts;
+        let mut pair_order = vec![0i64; n * k];
+        for (pair, &id) in chosen.iter().enumerate() {
+            pair_order[next[id as usize]] = pair as i64;
+            next[id as usize] += 1;
+        }
+        let token_order: Vec<i64> = pair_order.iter().map(|p| p / k as i64).collect();
+        let int = |v: Vec<i64>| {
+            Tensor::<B, 1, Int>::from_data(burn::tensor::TensorData::new(v, [n * k]), &device)
+        };
+        let (pair_idx, token_idx) = (int(pair_order), int(token_order));
+        let xs = x.select(0, token_idx.clone()); // [n*k, h], grouped by expert
+        let weights = routing
+            .weights
+            .clone()
+            .reshape([n * k])
+            .select(0, pair_idx)
+            .reshape([n * k, 1]);
+        let gate_up = self.experts.gate_up_proj.val();
+        let down = self.experts.down_proj.val();
+        let mut outs = Vec::new();
+        for id in 0..e {
+            let (lo, hi) = (offsets[id], offsets[id + 1]);
+            if lo == hi {
+                continue;
+            }
+            let rows = xs.clone().slice([lo..hi, 0..h]);
+            let w_gu = gate_up
+                .clone()
+                .slice([id..id + 1, 0..h, 0..2 * inter])
+                .reshape([h, 2 * inter]);
+            let w_down = down
+                .clone()
+                .slice([id..id + 1, 0..inter, 0..h])
+                .reshape([inter, h]);
+            let gu = rows.matmul(w_gu); // [rows, 2I]
+            let act = silu(gu.clone().slice([0..hi - lo, 0..inter]))
+                * gu.slice([0..hi - lo, inter..2 * inter]);
+            outs.push(act.matmul(w_down));
+        }
+        let routed = Tensor::cat(outs, 0) * weights; // [n*k, h]
+        Tensor::<B, 2>::zeros([n, h], &device).select_assign(
+            0,
+            token_idx,
+            routed,
+            IndexingUpdateOp::Add,
+        )
     }
 
     /// Runs every expert on every token and weights the results by the routing (zero for
@@ -175,10 +304,15 @@ mod tests {
         let routing = moe.route(x.clone());
         let gathered = moe.experts_gathered(x.clone(), &routing);
         let dense = moe.experts_dense(x.clone(), &routing);
+        let grouped = moe.experts_grouped(x.clone(), &routing);
         gathered
             .clone()
             .into_data()
             .assert_approx_eq(&dense.into_data(), Tolerance::<f32>::absolute(1e-6));
+        gathered
+            .clone()
+            .into_data()
+            .assert_approx_eq(&grouped.into_data(), Tolerance::<f32>::absolute(1e-6));
 
         let idx = routing.indices.into_data().to_vec::<i32>().unwrap();
         let w = routing.weights.into_data().to_vec::<f32>().unwrap();

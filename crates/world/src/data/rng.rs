@@ -138,7 +138,10 @@ mod tests {
         let heads = (0..1000).filter(|_| r.chance(0.25)).count();
         assert!((180..320).contains(&heads), "{heads}");
         let words: Vec<String> = (0..200).map(|_| r.made_up_word(1, 3)).collect();
-        assert!(words.iter().all(|w| (2..=6).contains(&w.len())), "{words:?}");
+        assert!(
+            words.iter().all(|w| (2..=6).contains(&w.len())),
+            "{words:?}"
+        );
         let distinct: std::collections::BTreeSet<&String> = words.iter().collect();
         assert!(distinct.len() > 150, "{}", distinct.len());
     }

@@ -94,10 +94,7 @@ impl Ctx<'_> {
     }
     fn words(&mut self, lo: usize, hi: usize) -> String {
         let n = lo + self.rng.below(hi - lo + 1);
-        (0..n)
-            .map(|_| self.word())
-            .collect::<Vec<_>>()
-            .join(" ")
+        (0..n).map(|_| self.word()).collect::<Vec<_>>().join(" ")
     }
     /// A word of [`WORDS`] or (half the time) a made-up one.
     fn word(&mut self) -> String {

@@ -1,0 +1,503 @@
+//! `agentworld bench`: speed and memory of our engine beside transformers/PyTorch on the same
+//! checkpoint, the same prompt ids and the same thread count, in one invocation.
+//!
+//! For each checkpoint it measures, on our side:
+//! - loading: wall time and peak RSS growth (`VmHWM` after loading minus `VmRSS` before, with
+//!   the peak reset through `/proc/self/clear_refs`) against the weight bytes held for compute
+//!   (parameters × 4, float32);
+//! - prefill tokens/s on one `--prompt-tokens` prompt (median of `--repeats`), the logits of the
+//!   last position and their argmax included; the same time is the time to first token;
+//! - decode tokens/s of one stream (greedy, `--decode-tokens` steps after that prefill);
+//! - decode tokens/s of `--batch` streams together (`--batch-prompt-tokens` each);
+//! - the machine's memory bandwidth (a STREAM-like copy over `--threads` threads) and decode as
+//!   a share of its roofline: tokens/s × bytes read per token (the active weights but the
+//!   embedding table, float32) / bandwidth.
+//!
+//! Then it runs `tools/bench/torch_bench.py` with the same plan and prints both columns, their
+//! ratios, and one machine-readable line per checkpoint:
+//! `summary model=<name> decode_vs_torch=<x> prefill_vs_torch=<x> batch8_vs_torch=<x> roofline=<fraction> rss_ratio=<x>`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use agentworld_model::loader;
+use agentworld_model::{Qwen35Moe, TokenBatch};
+use anyhow::{Context, Result, bail};
+use burn::tensor::Tensor;
+use burn::tensor::backend::Backend;
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{BackendKind, OnBackend, dispatch};
+use crate::{paths, progress};
+
+/// Arguments of `agentworld bench`.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+agentworld bench                                   # the demo model, beside transformers\n  \
+agentworld bench --model ~/.cache/agentworld-bench/mid --model public/models/agentworld-demo\n  \
+agentworld bench --no-torch --prompt-tokens 128    # our side only\n\n\
+The mid-size synthetic checkpoint (~1B parameters, ~150M active) is made by\n  \
+python tools/bench/make_synthetic.py --out ~/.cache/agentworld-bench/mid")]
+pub struct Args {
+    /// Model directory (config.json + safetensors); repeat for several. Default: the demo model.
+    #[arg(long)]
+    model: Vec<PathBuf>,
+    /// Threads for both engines. Default: every core.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Prompt length for the prefill and single-stream figures.
+    #[arg(long, default_value_t = 512)]
+    prompt_tokens: usize,
+    /// Decode steps per measurement.
+    #[arg(long, default_value_t = 32)]
+    decode_tokens: usize,
+    /// Streams decoded together for the batch figure.
+    #[arg(long, default_value_t = 8)]
+    batch: usize,
+    /// Prompt length of each batched stream.
+    #[arg(long, default_value_t = 128)]
+    batch_prompt_tokens: usize,
+    /// Runs per figure; the median is kept.
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// Python with torch and transformers. Default: $AGENTWORLD_PYTHON, then
+    /// ~/.cache/agentworld-venv/bin/python, then python3.
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// Skip the PyTorch side (ratios print as n/a).
+    #[arg(long)]
+    no_torch: bool,
+    /// Where the model runs (our side).
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: BackendKind,
+}
+
+/// What both sides are asked to run (written to a file for the Python side).
+#[derive(Debug, Clone, Serialize)]
+struct Plan {
+    prompt: Vec<u32>,
+    batch_prompts: Vec<Vec<u32>>,
+    decode_tokens: usize,
+    threads: usize,
+    repeats: usize,
+}
+
+/// One engine's figures on one checkpoint.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Figures {
+    engine: String,
+    load_secs: f64,
+    peak_rss_delta_bytes: Option<u64>,
+    weight_bytes: u64,
+    prefill_tok_s: f64,
+    ttft_secs: f64,
+    decode_tok_s: f64,
+    batch_decode_tok_s: f64,
+    #[serde(default)]
+    experts: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if args.prompt_tokens < 16 || args.batch_prompt_tokens == 0 || args.batch == 0 {
+        bail!("--prompt-tokens must be at least 16, --batch and --batch-prompt-tokens at least 1");
+    }
+    if args.decode_tokens == 0 || args.repeats == 0 {
+        bail!("--decode-tokens and --repeats must be at least 1");
+    }
+    let threads = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    // burn-flex's matmuls and element-wise kernels run on rayon's global pool.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .context("setting the thread count")?;
+    let models = if args.model.is_empty() {
+        vec![paths::default_model()]
+    } else {
+        args.model.clone()
+    };
+    let python = (!args.no_torch).then(|| python(&args));
+    eprintln!("measuring memory bandwidth ({threads} threads)...");
+    let bandwidth = stream_copy_bandwidth(threads);
+    println!(
+        "machine      {threads} threads, STREAM copy {:.1} GB/s",
+        bandwidth / 1e9
+    );
+    let mut summaries = Vec::new();
+    for dir in &models {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| dir.display().to_string());
+        let (config, _) =
+            loader::open_dir(dir).with_context(|| format!("opening {}", dir.display()))?;
+        let vocab = config.vocab_size;
+        if args.prompt_tokens.max(args.batch_prompt_tokens) + args.decode_tokens
+            > config.max_position_embeddings
+        {
+            bail!(
+                "{}: --prompt-tokens + --decode-tokens exceed max_position_embeddings ({})",
+                dir.display(),
+                config.max_position_embeddings
+            );
+        }
+        let plan = Plan {
+            prompt: prompt_ids(vocab, args.prompt_tokens, 1),
+            batch_prompts: (0..args.batch)
+                .map(|r| prompt_ids(vocab, args.batch_prompt_tokens, 100 + r as u64))
+                .collect(),
+            decode_tokens: args.decode_tokens,
+            threads,
+            repeats: args.repeats,
+        };
+        println!("\nmodel        {} ({})", name, dir.display());
+        let ours = dispatch(
+            args.backend,
+            Job {
+                dir: dir.clone(),
+                plan: plan.clone(),
+            },
+        )?;
+        let counts = config.param_counts();
+        let embed = (config.vocab_size * config.hidden_size) as u64;
+        let bytes_per_token = (counts.active - embed + config.hidden_size as u64) * 4;
+        let torch = match &python {
+            Some(py) => Some(run_torch(py, dir, &plan)?),
+            None => None,
+        };
+        print_table(&ours, torch.as_ref());
+        let roofline = ours.decode_tok_s * bytes_per_token as f64 / bandwidth;
+        println!(
+            "roofline     decode reads {:.1} MB/token: {:.1}% of the {:.1} GB/s bound ({:.0} tok/s)",
+            bytes_per_token as f64 / 1e6,
+            roofline * 100.0,
+            bandwidth / 1e9,
+            bandwidth / bytes_per_token as f64
+        );
+        let ratio = |f: fn(&Figures) -> f64| match &torch {
+            Some(t) if f(t) > 0.0 => format!("{:.2}", f(&ours) / f(t)),
+            _ => "n/a".to_string(),
+        };
+        let rss_ratio = match ours.peak_rss_delta_bytes {
+            Some(b) => format!("{:.2}", b as f64 / ours.weight_bytes as f64),
+            None => "n/a".into(),
+        };
+        summaries.push(format!(
+            "summary model={name} decode_vs_torch={} prefill_vs_torch={} batch{}_vs_torch={} roofline={roofline:.3} rss_ratio={rss_ratio}",
+            ratio(|f| f.decode_tok_s),
+            ratio(|f| f.prefill_tok_s),
+            args.batch,
+            ratio(|f| f.batch_decode_tok_s),
+        ));
+    }
+    println!();
+    for s in summaries {
+        println!("{s}");
+    }
+    Ok(())
+}
+
+fn print_table(ours: &Figures, torch: Option<&Figures>) {
+    // The ratio column is always "how many times better are we": rates ours / torch, times
+    // torch / ours.
+    let t = |f: fn(&Figures) -> f64, is_time: bool| -> (String, String) {
+        match torch {
+            Some(t) => {
+                let (a, b) = if is_time {
+                    (f(t), f(ours))
+                } else {
+                    (f(ours), f(t))
+                };
+                let ratio = if b > 0.0 {
+                    format!("{:.2}x", a / b)
+                } else {
+                    "n/a".into()
+                };
+                (format!("{:.2}", f(t)), ratio)
+            }
+            None => ("-".into(), "n/a".into()),
+        }
+    };
+    println!(
+        "engines      ours: {} | torch: {}",
+        ours.engine,
+        torch
+            .map(|t| format!(
+                "{} (experts: {})",
+                t.engine,
+                t.experts.as_deref().unwrap_or("?")
+            ))
+            .unwrap_or_else(|| "not run".into())
+    );
+    println!(
+        "{:<28}{:>14}{:>14}{:>10}",
+        "figure", "ours", "torch", "speedup"
+    );
+    let rows: [(&str, fn(&Figures) -> f64, bool); 5] = [
+        ("prefill tok/s", |f| f.prefill_tok_s, false),
+        ("time to first token (s)", |f| f.ttft_secs, true),
+        ("decode tok/s (1 stream)", |f| f.decode_tok_s, false),
+        ("decode tok/s (batch)", |f| f.batch_decode_tok_s, false),
+        ("load (s)", |f| f.load_secs, true),
+    ];
+    for (label, f, is_time) in rows {
+        let (theirs, ratio) = t(f, is_time);
+        println!(
+            "{label:<28}{:>14}{theirs:>14}{ratio:>10}",
+            format!("{:.2}", f(ours))
+        );
+    }
+    let mb = |b: Option<u64>| b.map_or("n/a".to_string(), |b| format!("{:.1} MB", b as f64 / 1e6));
+    println!(
+        "{:<28}{:>14}{:>14}",
+        "peak RSS growth on load",
+        mb(ours.peak_rss_delta_bytes),
+        torch.map_or("-".into(), |t| mb(t.peak_rss_delta_bytes))
+    );
+    println!(
+        "{:<28}{:>14}{:>14}",
+        "weight bytes (float32)",
+        mb(Some(ours.weight_bytes)),
+        torch.map_or("-".into(), |t| mb(Some(t.weight_bytes)))
+    );
+}
+
+/// `n` token ids drawn from a fixed generator (SplitMix64), below `vocab` and away from its last
+/// hundred ids (where special tokens live).
+fn prompt_ids(vocab: usize, n: usize, seed: u64) -> Vec<u32> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let range = vocab.saturating_sub(110).max(1) as u64;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (10 + z % range) as u32
+        })
+        .collect()
+}
+
+struct Job {
+    dir: PathBuf,
+    plan: Plan,
+}
+
+impl OnBackend for Job {
+    type Output = Figures;
+    fn run<B: Backend>(self, device: B::Device) -> Result<Figures> {
+        let (config, checkpoint) = loader::open_dir(&self.dir)?;
+        let rss_before = proc_status_bytes("VmRSS");
+        let peak_reset = reset_peak_rss();
+        let started = Instant::now();
+        let pb = progress::bar(0, "loading weights");
+        let (model, _) = loader::load_model::<B>(&checkpoint, &config, &device, &mut |d, t| {
+            pb.set_length(t as u64);
+            pb.set_position(d as u64);
+        })?;
+        pb.finish_and_clear();
+        let load_secs = started.elapsed().as_secs_f64();
+        let peak = proc_status_bytes("VmHWM");
+        drop(checkpoint);
+        let peak_rss_delta_bytes = match (peak_reset, peak, rss_before) {
+            (true, Some(p), Some(b)) => Some(p.saturating_sub(b)),
+            _ => None,
+        };
+        let plan = &self.plan;
+        eprintln!("running our side...");
+        // Warm-up: allocator, thread pool, first-touch of the weights.
+        let mut cache = model.new_cache(1, &device);
+        argmax(model.forward_last(
+            &TokenBatch::single(plan.prompt[..16].to_vec()),
+            Some(&mut cache),
+        )?)?;
+        let mut prefill = Vec::new();
+        for _ in 0..plan.repeats {
+            let t = Instant::now();
+            let mut cache = model.new_cache(1, &device);
+            argmax(
+                model.forward_last(&TokenBatch::single(plan.prompt.clone()), Some(&mut cache))?,
+            )?;
+            prefill.push(t.elapsed().as_secs_f64());
+        }
+        let ttft = median(prefill);
+        let single = median(
+            (0..plan.repeats)
+                .map(|_| decode(&model, &device, &[plan.prompt.clone()], plan.decode_tokens))
+                .collect::<Result<Vec<_>>>()?,
+        );
+        let batch = median(
+            (0..plan.repeats)
+                .map(|_| decode(&model, &device, &plan.batch_prompts, plan.decode_tokens))
+                .collect::<Result<Vec<_>>>()?,
+        );
+        Ok(Figures {
+            engine: format!(
+                "agentworld {} / burn {}",
+                env!("CARGO_PKG_VERSION"),
+                std::any::type_name::<B>()
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or("?")
+            ),
+            load_secs,
+            peak_rss_delta_bytes,
+            weight_bytes: config.param_counts().total * 4,
+            prefill_tok_s: plan.prompt.len() as f64 / ttft,
+            ttft_secs: ttft,
+            decode_tok_s: plan.decode_tokens as f64 / single,
+            batch_decode_tok_s: (plan.batch_prompts.len() * plan.decode_tokens) as f64 / batch,
+            experts: None,
+        })
+    }
+}
+
+/// Prefills `prompts` (equal lengths) together, then times `steps` greedy decode steps.
+fn decode<B: Backend>(
+    model: &Qwen35Moe<B>,
+    device: &B::Device,
+    prompts: &[Vec<u32>],
+    steps: usize,
+) -> Result<f64> {
+    let mut cache = model.new_cache(prompts.len(), device);
+    let batch = TokenBatch {
+        ids: prompts.to_vec(),
+        valid: None,
+    };
+    let mut next = argmax(model.forward_last(&batch, Some(&mut cache))?)?;
+    let t = Instant::now();
+    for _ in 0..steps {
+        let step = TokenBatch {
+            ids: next.iter().map(|&id| vec![id]).collect(),
+            valid: None,
+        };
+        next = argmax(model.forward_last(&step, Some(&mut cache))?)?;
+    }
+    Ok(t.elapsed().as_secs_f64())
+}
+
+/// Greedy ids of `[batch, vocab]` logits: the one read-back of a step.
+fn argmax<B: Backend>(logits: Tensor<B, 2>) -> Result<Vec<u32>> {
+    let ids = logits
+        .argmax(1)
+        .into_data()
+        .convert::<i64>()
+        .to_vec::<i64>()
+        .map_err(|e| anyhow::anyhow!("reading logits back: {e:?}"))?;
+    Ok(ids.into_iter().map(|i| i as u32).collect())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn python(args: &Args) -> PathBuf {
+    if let Some(p) = &args.python {
+        return p.clone();
+    }
+    if let Some(p) = std::env::var_os("AGENTWORLD_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/agentworld-venv/bin/python"));
+    match venv {
+        Some(v) if v.is_file() => v,
+        _ => PathBuf::from("python3"),
+    }
+}
+
+/// Runs `tools/bench/torch_bench.py` on the same plan and reads its last line.
+fn run_torch(python: &Path, dir: &Path, plan: &Plan) -> Result<Figures> {
+    let script = paths::repo_root().join("tools/bench/torch_bench.py");
+    let plan_file = tempfile::NamedTempFile::new()?;
+    std::fs::write(plan_file.path(), serde_json::to_vec(plan)?)?;
+    eprintln!("running the PyTorch side ({})...", python.display());
+    let out = Command::new(python)
+        .arg(&script)
+        .arg("--model")
+        .arg(dir)
+        .arg("--plan")
+        .arg(plan_file.path())
+        .output()
+        .with_context(|| {
+            format!(
+                "running {} (install torch and transformers there, pass --python, or use --no-torch)",
+                python.display()
+            )
+        })?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+        bail!(
+            "{} failed ({}); last lines of its stderr:\n{}\n(use --no-torch to skip the PyTorch side)",
+            script.display(),
+            out.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+    let last = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(last)
+        .with_context(|| format!("reading {}'s result line {last:?}", script.display()))
+}
+
+/// A field of `/proc/self/status` in bytes (`None` off Linux).
+fn proc_status_bytes(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Resets `VmHWM` to the current RSS (Linux ≥ 4.0); `false` where that is not possible.
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Bytes per second of a parallel copy of a 256 MB float32 array into another (read + write
+/// counted, as STREAM's copy does); the best of five runs.
+fn stream_copy_bandwidth(threads: usize) -> f64 {
+    let n = 64 << 20;
+    let src = vec![1.0f32; n];
+    let mut dst = vec![0.0f32; n];
+    let chunk = n.div_ceil(threads.max(1));
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        std::thread::scope(|s| {
+            for (d, c) in dst.chunks_mut(chunk).zip(src.chunks(chunk)) {
+                s.spawn(move || d.copy_from_slice(c));
+            }
+        });
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    std::hint::black_box(&dst);
+    (2 * n * 4) as f64 / best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_ids_are_fixed_and_in_range() {
+        let a = prompt_ids(2950, 512, 1);
+        assert_eq!(a, prompt_ids(2950, 512, 1));
+        assert_ne!(a, prompt_ids(2950, 512, 2));
+        assert!(a.iter().all(|&i| (10..2850).contains(&i)));
+        let distinct: std::collections::BTreeSet<u32> = a.iter().copied().collect();
+        assert!(distinct.len() > 400);
+    }
+
+    #[test]
+    fn median_is_the_middle_run() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![5.0]), 5.0);
+    }
+}
