@@ -322,9 +322,20 @@ fn load_moe<B: Backend>(
     let m = format!("{lp}mlp.");
     let (gate_up, down) = match layout {
         ExpertLayout::Fused => {
-            let gu = r.read(&format!("{m}experts.gate_up_proj"), &[e, 2 * i, h])?;
-            let d = r.read(&format!("{m}experts.down_proj"), &[e, h, i])?;
-            (transpose(&gu, e, 2 * i, h), transpose(&d, e, h, i))
+            // One tensor at a time, so that only one raw copy is alive beside its transpose.
+            let gu = transpose(
+                &r.read(&format!("{m}experts.gate_up_proj"), &[e, 2 * i, h])?,
+                e,
+                2 * i,
+                h,
+            );
+            let d = transpose(
+                &r.read(&format!("{m}experts.down_proj"), &[e, h, i])?,
+                e,
+                h,
+                i,
+            );
+            (gu, d)
         }
         ExpertLayout::PerExpert => {
             // Stack experts straight into the fused, transposed layout: [E, H, 2I] and [E, I, H].

@@ -22,7 +22,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use agentworld_model::loader;
-use agentworld_model::{Qwen35Moe, TokenBatch};
+use agentworld_model::{Qwen35Moe, Qwen35MoeConfig, TokenBatch};
 use anyhow::{Context, Result, bail};
 use burn::tensor::Tensor;
 use burn::tensor::backend::Backend;
@@ -68,9 +68,44 @@ pub struct Args {
     /// Skip the PyTorch side (ratios print as n/a).
     #[arg(long)]
     no_torch: bool,
-    /// Where the model runs (our side).
+    /// Where the model runs (our side; the PyTorch side runs on the CPU, or on CUDA with
+    /// `--backend cuda`).
     #[arg(long, value_enum, default_value = "cpu")]
     backend: BackendKind,
+    /// A config.json to build with random weights on the device instead of loading a checkpoint
+    /// (shapes too large to write to disk, e.g. tools/bench/qwen3_5_35b_a3b.json); repeatable.
+    #[arg(long)]
+    synthetic: Vec<PathBuf>,
+    /// Float type of the weights and activations on both sides. bf16 needs `--backend cuda`
+    /// (or wgpu); the CPU backend computes in f32.
+    #[arg(long, value_enum, default_value = "f32")]
+    dtype: Dtype,
+}
+
+/// Float type of a bench run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    /// 32-bit floats (what parity is checked in).
+    F32,
+    /// bfloat16 (GPU only).
+    Bf16,
+}
+
+impl Dtype {
+    fn bytes(self) -> u64 {
+        match self {
+            Dtype::F32 => 4,
+            Dtype::Bf16 => 2,
+        }
+    }
+}
+
+/// A checkpoint directory or a config built with random weights.
+#[derive(Debug, Clone)]
+enum Target {
+    Dir(PathBuf),
+    Synthetic(PathBuf),
 }
 
 /// What both sides are asked to run (written to a file for the Python side).
@@ -81,6 +116,9 @@ struct Plan {
     decode_tokens: usize,
     threads: usize,
     repeats: usize,
+    /// `cpu` or `cuda`.
+    device: String,
+    dtype: Dtype,
 }
 
 /// One engine's figures on one checkpoint.
@@ -96,6 +134,9 @@ struct Figures {
     batch_decode_tok_s: f64,
     #[serde(default)]
     experts: Option<String>,
+    /// Bytes per second of a large copy on the device our side ran on (both directions).
+    #[serde(skip)]
+    bandwidth: f64,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -115,33 +156,42 @@ pub fn run(args: Args) -> Result<()> {
         .num_threads(threads)
         .build_global()
         .context("setting the thread count")?;
-    let models = if args.model.is_empty() {
-        vec![paths::default_model()]
-    } else {
-        args.model.clone()
-    };
+    if args.dtype == Dtype::Bf16 && args.backend == BackendKind::Cpu {
+        bail!("--dtype bf16 needs a GPU backend (--backend cuda or wgpu); the CPU runs f32");
+    }
+    let mut targets: Vec<Target> = args.model.iter().cloned().map(Target::Dir).collect();
+    targets.extend(args.synthetic.iter().cloned().map(Target::Synthetic));
+    if targets.is_empty() {
+        targets.push(Target::Dir(paths::default_model()));
+    }
     let python = (!args.no_torch).then(|| python(&args));
-    eprintln!("measuring memory bandwidth ({threads} threads)...");
-    let bandwidth = stream_copy_bandwidth(threads);
-    println!(
-        "machine      {threads} threads, STREAM copy {:.1} GB/s",
-        bandwidth / 1e9
-    );
+    println!("machine      {threads} threads");
     let mut summaries = Vec::new();
-    for dir in &models {
-        let name = dir
-            .file_name()
+    for target in &targets {
+        let (path, synthetic) = match target {
+            Target::Dir(p) => (p, false),
+            Target::Synthetic(p) => (p, true),
+        };
+        let name = path
+            .file_stem()
             .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| dir.display().to_string());
-        let (config, _) =
-            loader::open_dir(dir).with_context(|| format!("opening {}", dir.display()))?;
+            .unwrap_or_else(|| path.display().to_string());
+        let config = if synthetic {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            Qwen35MoeConfig::from_json_str(&text, &path.display().to_string())?
+        } else {
+            loader::open_dir(path)
+                .with_context(|| format!("opening {}", path.display()))?
+                .0
+        };
         let vocab = config.vocab_size;
         if args.prompt_tokens.max(args.batch_prompt_tokens) + args.decode_tokens
             > config.max_position_embeddings
         {
             bail!(
                 "{}: --prompt-tokens + --decode-tokens exceed max_position_embeddings ({})",
-                dir.display(),
+                path.display(),
                 config.max_position_embeddings
             );
         }
@@ -153,23 +203,38 @@ pub fn run(args: Args) -> Result<()> {
             decode_tokens: args.decode_tokens,
             threads,
             repeats: args.repeats,
+            device: if args.backend == BackendKind::Cuda {
+                "cuda"
+            } else {
+                "cpu"
+            }
+            .into(),
+            dtype: args.dtype,
         };
-        println!("\nmodel        {} ({})", name, dir.display());
-        let ours = dispatch(
-            args.backend,
-            Job {
-                dir: dir.clone(),
-                plan: plan.clone(),
-            },
-        )?;
+        println!(
+            "\nmodel        {} ({}{})",
+            name,
+            path.display(),
+            if synthetic { ", random weights" } else { "" }
+        );
+        let job = Job {
+            target: target.clone(),
+            plan: plan.clone(),
+        };
+        let ours = match (args.dtype, args.backend) {
+            (Dtype::F32, kind) => dispatch(kind, job)?,
+            (Dtype::Bf16, kind) => dispatch_bf16(kind, job)?,
+        };
         let counts = config.param_counts();
         let embed = (config.vocab_size * config.hidden_size) as u64;
-        let bytes_per_token = (counts.active - embed + config.hidden_size as u64) * 4;
+        let bytes_per_token =
+            (counts.active - embed + config.hidden_size as u64) * args.dtype.bytes();
         let torch = match &python {
-            Some(py) => Some(run_torch(py, dir, &plan)?),
+            Some(py) => Some(run_torch(py, target, &plan)?),
             None => None,
         };
         print_table(&ours, torch.as_ref());
+        let bandwidth = ours.bandwidth;
         let roofline = ours.decode_tok_s * bytes_per_token as f64 / bandwidth;
         println!(
             "roofline     decode reads {:.1} MB/token: {:.1}% of the {:.1} GB/s bound ({:.0} tok/s)",
@@ -260,7 +325,7 @@ fn print_table(ours: &Figures, torch: Option<&Figures>) {
     );
     println!(
         "{:<28}{:>14}{:>14}",
-        "weight bytes (float32)",
+        "weight bytes",
         mb(Some(ours.weight_bytes)),
         torch.map_or("-".into(), |t| mb(Some(t.weight_bytes)))
     );
@@ -283,29 +348,61 @@ fn prompt_ids(vocab: usize, n: usize, seed: u64) -> Vec<u32> {
         .collect()
 }
 
+/// Runs `job` with bf16 weights and activations on a GPU backend.
+fn dispatch_bf16(kind: BackendKind, job: Job) -> Result<Figures> {
+    let _ = &job;
+    match kind {
+        #[cfg(feature = "cuda")]
+        BackendKind::Cuda => job.run::<burn::backend::Cuda<burn::tensor::bf16>>(Default::default()),
+        #[cfg(feature = "wgpu")]
+        BackendKind::Wgpu => job.run::<burn::backend::Wgpu<burn::tensor::bf16>>(Default::default()),
+        other => bail!(
+            "bf16 needs a GPU backend built in; this build runs {} in f32 only \
+             (rebuild with `--features cuda` or `--features wgpu`)",
+            format!("{other:?}").to_lowercase()
+        ),
+    }
+}
+
 struct Job {
-    dir: PathBuf,
+    target: Target,
     plan: Plan,
 }
 
 impl OnBackend for Job {
     type Output = Figures;
     fn run<B: Backend>(self, device: B::Device) -> Result<Figures> {
-        let (config, checkpoint) = loader::open_dir(&self.dir)?;
+        let host = {
+            let name = B::name(&device).to_lowercase();
+            name.contains("flex") || name.contains("ndarray")
+        };
         let rss_before = proc_status_bytes("VmRSS");
         let peak_reset = reset_peak_rss();
         let started = Instant::now();
-        let pb = progress::bar(0, "loading weights");
-        let (model, _) = loader::load_model::<B>(&checkpoint, &config, &device, &mut |d, t| {
-            pb.set_length(t as u64);
-            pb.set_position(d as u64);
-        })?;
-        pb.finish_and_clear();
+        let (model, config) = match &self.target {
+            Target::Dir(dir) => {
+                let (config, checkpoint) = loader::open_dir(dir)?;
+                let pb = progress::bar(0, "loading weights");
+                let (model, _) =
+                    loader::load_model::<B>(&checkpoint, &config, &device, &mut |d, t| {
+                        pb.set_length(t as u64);
+                        pb.set_position(d as u64);
+                    })?;
+                pb.finish_and_clear();
+                (model, config)
+            }
+            Target::Synthetic(path) => {
+                let text = std::fs::read_to_string(path)?;
+                let config = Qwen35MoeConfig::from_json_str(&text, &path.display().to_string())?;
+                eprintln!("building random weights...");
+                (Qwen35Moe::<B>::init(&config, &device), config)
+            }
+        };
         let load_secs = started.elapsed().as_secs_f64();
         let peak = proc_status_bytes("VmHWM");
-        drop(checkpoint);
-        let peak_rss_delta_bytes = match (peak_reset, peak, rss_before) {
-            (true, Some(p), Some(b)) => Some(p.saturating_sub(b)),
+        // Host RSS says nothing of weights held on a GPU.
+        let peak_rss_delta_bytes = match (host, peak_reset, peak, rss_before) {
+            (true, true, Some(p), Some(b)) => Some(p.saturating_sub(b)),
             _ => None,
         };
         let plan = &self.plan;
@@ -336,6 +433,22 @@ impl OnBackend for Job {
                 .map(|_| decode(&model, &device, &plan.batch_prompts, plan.decode_tokens))
                 .collect::<Result<Vec<_>>>()?,
         );
+        // Measured last, so its buffers do not blur the loading figures above.
+        eprintln!("measuring memory bandwidth...");
+        let bandwidth = if host {
+            stream_copy_bandwidth(self.plan.threads)
+        } else {
+            device_copy_bandwidth::<B>(&device)?
+        };
+        println!(
+            "bandwidth    {:.1} GB/s ({})",
+            bandwidth / 1e9,
+            if host {
+                "STREAM-like copy, host memory"
+            } else {
+                "device copy"
+            }
+        );
         Ok(Figures {
             engine: format!(
                 "agentworld {} / burn {}",
@@ -347,12 +460,13 @@ impl OnBackend for Job {
             ),
             load_secs,
             peak_rss_delta_bytes,
-            weight_bytes: config.param_counts().total * 4,
+            weight_bytes: config.param_counts().total * plan.dtype.bytes(),
             prefill_tok_s: plan.prompt.len() as f64 / ttft,
             ttft_secs: ttft,
             decode_tok_s: plan.decode_tokens as f64 / single,
             batch_decode_tok_s: (plan.batch_prompts.len() * plan.decode_tokens) as f64 / batch,
             experts: None,
+            bandwidth,
         })
     }
 }
@@ -413,15 +527,19 @@ fn python(args: &Args) -> PathBuf {
 }
 
 /// Runs `tools/bench/torch_bench.py` on the same plan and reads its last line.
-fn run_torch(python: &Path, dir: &Path, plan: &Plan) -> Result<Figures> {
+fn run_torch(python: &Path, target: &Target, plan: &Plan) -> Result<Figures> {
     let script = paths::repo_root().join("tools/bench/torch_bench.py");
     let plan_file = tempfile::NamedTempFile::new()?;
     std::fs::write(plan_file.path(), serde_json::to_vec(plan)?)?;
     eprintln!("running the PyTorch side ({})...", python.display());
+    let (flag, path) = match target {
+        Target::Dir(p) => ("--model", p),
+        Target::Synthetic(p) => ("--synthetic", p),
+    };
     let out = Command::new(python)
         .arg(&script)
-        .arg("--model")
-        .arg(dir)
+        .arg(flag)
+        .arg(path)
         .arg("--plan")
         .arg(plan_file.path())
         .output()
@@ -458,6 +576,30 @@ fn proc_status_bytes(field: &str) -> Option<u64> {
 /// Resets `VmHWM` to the current RSS (Linux ≥ 4.0); `false` where that is not possible.
 fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Bytes per second of `y = x + 0` over a 1 GiB float tensor on a device (read + write
+/// counted); the best of five, each synchronised by a one-element read-back.
+fn device_copy_bandwidth<B: Backend>(device: &B::Device) -> Result<f64> {
+    let n = 1usize << 28;
+    let x = Tensor::<B, 1>::ones([n], device);
+    let sync = |t: Tensor<B, 1>| -> Result<()> {
+        t.slice([0..1])
+            .into_data()
+            .convert::<f32>()
+            .to_vec::<f32>()
+            .map_err(|e| anyhow::anyhow!("reading back: {e:?}"))?;
+        Ok(())
+    };
+    sync(x.clone().add_scalar(0.0))?;
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        sync(x.clone().add_scalar(0.0))?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    let bytes = (2 * n * std::mem::size_of::<B::FloatElem>()) as f64;
+    Ok(bytes / best)
 }
 
 /// Bytes per second of a parallel copy of a 256 MB float32 array into another (read + write

@@ -214,27 +214,24 @@ impl<B: Backend> SparseMoe<B> {
             .reshape([n * k, 1]);
         let gate_up = self.experts.gate_up_proj.val();
         let down = self.experts.down_proj.val();
+        let xs = xs.unsqueeze_dim::<3>(0); // [1, n*k, h]
         let mut outs = Vec::new();
         for id in 0..e {
             let (lo, hi) = (offsets[id], offsets[id + 1]);
             if lo == hi {
                 continue;
             }
-            let rows = xs.clone().slice([lo..hi, 0..h]);
-            let w_gu = gate_up
-                .clone()
-                .slice([id..id + 1, 0..h, 0..2 * inter])
-                .reshape([h, 2 * inter]);
-            let w_down = down
-                .clone()
-                .slice([id..id + 1, 0..inter, 0..h])
-                .reshape([inter, h]);
-            let gu = rows.matmul(w_gu); // [rows, 2I]
-            let act = silu(gu.clone().slice([0..hi - lo, 0..inter]))
-                * gu.slice([0..hi - lo, inter..2 * inter]);
-            outs.push(act.matmul(w_down));
+            // Kept 3-d: a slice of the stacked weights is a view, and a batched matmul reads it
+            // in place (reshaping a view that does not start at offset 0 would copy it).
+            let rows = xs.clone().slice([0..1, lo..hi, 0..h]);
+            let w_gu = gate_up.clone().slice([id..id + 1, 0..h, 0..2 * inter]);
+            let w_down = down.clone().slice([id..id + 1, 0..inter, 0..h]);
+            let gu = rows.matmul(w_gu); // [1, rows, 2I]
+            let act = silu(gu.clone().slice([0..1, 0..hi - lo, 0..inter]))
+                * gu.slice([0..1, 0..hi - lo, inter..2 * inter]);
+            outs.push(act.matmul(w_down)); // [1, rows, h]
         }
-        let routed = Tensor::cat(outs, 0) * weights; // [n*k, h]
+        let routed = Tensor::cat(outs, 1).reshape([n * k, h]) * weights; // [n*k, h]
         Tensor::<B, 2>::zeros([n, h], &device).select_assign(
             0,
             token_idx,

@@ -25,6 +25,27 @@ impl ShardBytes {
             Self::Owned(v) => v,
         }
     }
+
+    /// Drops the mapped pages wholly inside `start..end` from this process's resident set once
+    /// a tensor has been converted, so that loading never holds the file and the converted
+    /// weights in RAM together. The mapping is read-only: a later read of those bytes simply
+    /// faults them in again from the file. Owned bytes are left alone.
+    fn release(&self, start: usize, end: usize) {
+        #[cfg(all(feature = "native", unix))]
+        if let Self::Mapped(m) = self {
+            const PAGE: usize = 4096;
+            let (lo, hi) = (start.div_ceil(PAGE) * PAGE, end / PAGE * PAGE);
+            if hi > lo {
+                // SAFETY: MADV_DONTNEED on a private read-only file mapping discards only
+                // clean page-cache-backed pages; their contents are re-read from the file on
+                // the next access, and nothing here holds a reference into that range.
+                let _ = unsafe {
+                    m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, lo, hi - lo)
+                };
+            }
+        }
+        let _ = (start, end);
+    }
 }
 
 struct Shard {
@@ -342,13 +363,20 @@ impl Checkpoint {
             });
         }
         let info = &shard.tensors[name];
-        let bytes = &shard.bytes.as_slice()
-            [shard.data_start + info.data_offsets.0..shard.data_start + info.data_offsets.1];
-        decode_f32(bytes, entry.dtype).ok_or_else(|| ModelError::Dtype {
-            file: shard.name.clone(),
-            tensor: name.to_string(),
-            dtype: format!("{:?}", entry.dtype),
-        })
+        let (start, end) = (
+            shard.data_start + info.data_offsets.0,
+            shard.data_start + info.data_offsets.1,
+        );
+        let values =
+            decode_f32(&shard.bytes.as_slice()[start..end], entry.dtype).ok_or_else(|| {
+                ModelError::Dtype {
+                    file: shard.name.clone(),
+                    tensor: name.to_string(),
+                    dtype: format!("{:?}", entry.dtype),
+                }
+            })?;
+        shard.bytes.release(start, end);
+        Ok(values)
     }
 }
 
