@@ -15,16 +15,54 @@
 use burn::tensor::backend::Backend;
 use burn::tensor::{Int, Tensor, TensorData};
 
-/// Keys and values of one full-attention layer.
+/// Keys and values of one full-attention layer, in preallocated buffers.
+///
+/// The buffers hold `capacity >= len` positions; a step writes its keys and values in place
+/// after the cached ones (no copy of the cache per step, as long as the views [`Self::append`]
+/// returned are dropped before the next step, which attention does). When a step would
+/// overflow, the buffers grow to twice their size (amortised O(1) per token).
 #[derive(Debug, Clone, Default)]
 pub struct KvCache<B: Backend> {
-    /// `(key, value)`, each `[batch, kv_heads, past, head_dim]` (keys already rotated); `None`
-    /// before the first step.
-    pub entries: Option<(Tensor<B, 4>, Tensor<B, 4>)>,
+    /// `(key, value)` buffers, each `[batch, kv_heads, capacity, head_dim]` (keys already
+    /// rotated); `None` before the first step.
+    buffers: Option<(Tensor<B, 4>, Tensor<B, 4>)>,
+    /// Positions filled.
+    len: usize,
 }
 
+/// Positions preallocated beyond a prefill, before the first growth.
+pub const KV_HEADROOM: usize = 256;
+
 impl<B: Backend> KvCache<B> {
-    /// Appends this step's keys and values and returns everything cached so far.
+    /// A cache holding exactly these keys and values (capacity = their length).
+    ///
+    /// # Shapes
+    /// - key, value: `[batch, kv_heads, len, head_dim]`
+    pub fn from_entries(key: Tensor<B, 4>, value: Tensor<B, 4>) -> Self {
+        let len = key.dims()[2];
+        Self {
+            buffers: Some((key, value)),
+            len,
+        }
+    }
+
+    /// Views of the cached keys and values, `[batch, kv_heads, len, head_dim]` each.
+    pub fn entries(&self) -> Option<(Tensor<B, 4>, Tensor<B, 4>)> {
+        let (k, v) = self.buffers.as_ref()?;
+        let [b, h, _, d] = k.dims();
+        let len = self.len;
+        Some((
+            k.clone().slice([0..b, 0..h, 0..len, 0..d]),
+            v.clone().slice([0..b, 0..h, 0..len, 0..d]),
+        ))
+    }
+
+    /// Positions the buffers can hold before growing.
+    pub fn capacity(&self) -> usize {
+        self.buffers.as_ref().map_or(0, |(k, _)| k.dims()[2])
+    }
+
+    /// Appends this step's keys and values and returns views of everything cached so far.
     ///
     /// # Shapes
     /// - key, value: `[batch, kv_heads, seq, head_dim]`
@@ -34,25 +72,46 @@ impl<B: Backend> KvCache<B> {
         key: Tensor<B, 4>,
         value: Tensor<B, 4>,
     ) -> (Tensor<B, 4>, Tensor<B, 4>) {
-        let (k, v) = match self.entries.take() {
-            Some((k0, v0)) => (
-                Tensor::cat(vec![k0, key], 2),
-                Tensor::cat(vec![v0, value], 2),
+        let [b, h, seq, d] = key.dims();
+        let (start, end) = (self.len, self.len + seq);
+        let old_capacity = self.capacity();
+        let buffers = match self.buffers.take() {
+            Some((kb, vb)) if end <= kb.dims()[2] => (
+                kb.slice_assign([0..b, 0..h, start..end, 0..d], key),
+                vb.slice_assign([0..b, 0..h, start..end, 0..d], value),
             ),
-            None => (key, value),
+            old => {
+                let capacity = (2 * old_capacity).max(end + KV_HEADROOM);
+                let device = key.device();
+                let grow = |past: Option<Tensor<B, 4>>, new: Tensor<B, 4>| {
+                    let mut parts = Vec::with_capacity(3);
+                    if let Some(p) = past {
+                        parts.push(p.slice([0..b, 0..h, 0..start, 0..d]));
+                    }
+                    parts.push(new);
+                    parts.push(Tensor::zeros([b, h, capacity - end, d], &device));
+                    Tensor::cat(parts, 2)
+                };
+                let (kb, vb) = match old {
+                    Some((kb, vb)) => (Some(kb), Some(vb)),
+                    None => (None, None),
+                };
+                (grow(kb, key), grow(vb, value))
+            }
         };
-        self.entries = Some((k.clone(), v.clone()));
-        (k, v)
+        self.buffers = Some(buffers);
+        self.len = end;
+        self.entries().expect("just filled")
     }
 
     /// Cached positions.
     pub fn len(&self) -> usize {
-        self.entries.as_ref().map_or(0, |(k, _)| k.dims()[2])
+        self.len
     }
 
     /// Whether nothing is cached yet.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
     }
 }
 
@@ -108,9 +167,9 @@ impl<B: Backend> ModelCache<B> {
         }
         let device = match self.layers.first() {
             Some(LayerCache::DeltaNet(s)) => s.conv.device(),
-            Some(LayerCache::Attention(KvCache {
-                entries: Some((k, _)),
-            })) => k.device(),
+            Some(LayerCache::Attention(kv)) if !kv.is_empty() => {
+                kv.entries().expect("non-empty").0.device()
+            }
             _ => return self.retain_host(rows),
         };
         let idx: Vec<i32> = rows.iter().map(|&r| r as i32).collect();
@@ -118,8 +177,11 @@ impl<B: Backend> ModelCache<B> {
         for layer in &mut self.layers {
             match layer {
                 LayerCache::Attention(kv) => {
-                    if let Some((k, v)) = kv.entries.take() {
-                        kv.entries = Some((k.select(0, idx.clone()), v.select(0, idx.clone())));
+                    if let Some((k, v)) = kv.entries() {
+                        *kv = KvCache::from_entries(
+                            k.select(0, idx.clone()),
+                            v.select(0, idx.clone()),
+                        );
                     }
                 }
                 LayerCache::DeltaNet(s) => {
@@ -213,13 +275,13 @@ impl<B: Backend> ModelCache<B> {
         }
         for layer in &mut self.layers {
             if let LayerCache::Attention(kv) = layer
-                && let Some((k, v)) = kv.entries.take()
+                && let Some((k, v)) = kv.entries()
             {
                 let [b, h, len, d] = k.dims();
-                kv.entries = Some((
+                *kv = KvCache::from_entries(
                     k.slice([0..b, 0..h, lead..len, 0..d]),
                     v.slice([0..b, 0..h, lead..len, 0..d]),
-                ));
+                );
             }
         }
         for row in &mut self.key_valid {
@@ -236,22 +298,22 @@ impl<B: Backend> ModelCache<B> {
 
 /// Joins layer `l`'s keys and values of every part, left-padding each to `total` positions.
 fn concat_kv<B: Backend>(parts: &[ModelCache<B>], l: usize, total: usize) -> KvCache<B> {
-    let entries: Vec<Option<&(Tensor<B, 4>, Tensor<B, 4>)>> = parts
+    let entries: Vec<Option<(Tensor<B, 4>, Tensor<B, 4>)>> = parts
         .iter()
         .map(|p| match &p.layers[l] {
-            LayerCache::Attention(kv) => kv.entries.as_ref(),
+            LayerCache::Attention(kv) => kv.entries(),
             LayerCache::DeltaNet(_) => panic!("caches of different models"),
         })
         .collect();
     let Some((k0, _)) = entries.iter().flatten().next() else {
-        return KvCache { entries: None };
+        return KvCache::default();
     };
     let [_, heads, _, head_dim] = k0.dims();
     let device = k0.device();
     let (mut keys, mut values) = (Vec::new(), Vec::new());
     for (part, entry) in parts.iter().zip(entries) {
         let rows = part.batch_size();
-        let len = entry.map_or(0, |(k, _)| k.dims()[2]);
+        let len = entry.as_ref().map_or(0, |(k, _)| k.dims()[2]);
         let pad = total - len;
         let mut k_parts = Vec::new();
         let mut v_parts = Vec::new();
@@ -260,15 +322,13 @@ fn concat_kv<B: Backend>(parts: &[ModelCache<B>], l: usize, total: usize) -> KvC
             v_parts.push(Tensor::zeros([rows, heads, pad, head_dim], &device));
         }
         if let Some((k, v)) = entry {
-            k_parts.push(k.clone());
-            v_parts.push(v.clone());
+            k_parts.push(k);
+            v_parts.push(v);
         }
         keys.push(Tensor::cat(k_parts, 2));
         values.push(Tensor::cat(v_parts, 2));
     }
-    KvCache {
-        entries: Some((Tensor::cat(keys, 0), Tensor::cat(values, 0))),
-    }
+    KvCache::from_entries(Tensor::cat(keys, 0), Tensor::cat(values, 0))
 }
 
 #[cfg(test)]
@@ -293,6 +353,36 @@ mod tests {
         });
         let config = Qwen35MoeConfig::from_json_str(&json.to_string(), "tiny").unwrap();
         Qwen35Moe::init(&config, &Default::default())
+    }
+
+    /// Appending keeps every earlier position, fills the preallocated buffer in place and
+    /// grows it when a step would overflow.
+    #[test]
+    fn kv_cache_appends_into_its_buffer_and_grows() {
+        use super::{KV_HEADROOM, KvCache};
+        use burn::tensor::{Distribution, Tensor};
+        let dev = Default::default();
+        let r = |s: usize| Tensor::<B, 4>::random([2, 1, s, 4], Distribution::Default, &dev);
+        let mut kv = KvCache::<B>::default();
+        let mut keys = Vec::new();
+        let first = r(5);
+        keys.push(first.clone());
+        kv.append(first.clone(), first);
+        assert_eq!((kv.len(), kv.capacity()), (5, 5 + KV_HEADROOM));
+        for _ in 0..KV_HEADROOM + 3 {
+            let step = r(1);
+            keys.push(step.clone());
+            let (k, _) = kv.append(step.clone(), step);
+            assert_eq!(k.dims()[2], kv.len());
+        }
+        assert_eq!(kv.len(), 5 + KV_HEADROOM + 3);
+        assert_eq!(kv.capacity(), 2 * (5 + KV_HEADROOM));
+        let (k, v) = kv.entries().unwrap();
+        let expected = Tensor::cat(keys, 2).into_data();
+        k.into_data()
+            .assert_approx_eq::<f32>(&expected, Tolerance::absolute(0.0));
+        v.into_data()
+            .assert_approx_eq::<f32>(&expected, Tolerance::absolute(0.0));
     }
 
     /// Prefills each prompt alone, joins the caches, decodes two steps as one batch and

@@ -103,7 +103,7 @@ impl<B: Backend> Qwen35Moe<B> {
             .layers
             .iter()
             .map(|layer| match &layer.mixer {
-                Mixer::FullAttention(_) => LayerCache::Attention(KvCache { entries: None }),
+                Mixer::FullAttention(_) => LayerCache::Attention(KvCache::default()),
                 Mixer::LinearAttention(m) => LayerCache::DeltaNet(DeltaNetState {
                     conv: Tensor::zeros([batch, m.kernel_size() - 1, m.conv_dim()], device),
                     recurrent: Tensor::zeros(

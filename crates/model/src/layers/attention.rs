@@ -90,29 +90,29 @@ impl<B: Backend> GatedAttention<B> {
         };
         let total = key.dims()[2];
 
-        // GQA: query head h reads kv head h / (hq / hkv).
+        // GQA: query head h reads kv head h / (hq / hkv). The `group` query heads of one kv
+        // head are adjacent, so they are stacked along the query axis, [b, hkv, group * s, hd],
+        // and multiplied with the kv head as it is: no copy of the cache per query head.
         let group = hq / hkv;
-        let expand = |t: Tensor<B, 4>| {
-            if group == 1 {
-                t
-            } else {
-                t.unsqueeze_dim::<5>(2)
-                    .expand([batch, hkv, group, total, hd])
-                    .reshape([batch, hq, total, hd])
-            }
-        };
-        let (key, value) = (expand(key), expand(value));
+        let query = query.reshape([batch, hkv, group * seq, hd]);
 
         let scale = (hd as f64).powf(-0.5);
-        let mut scores = query.matmul(key.swap_dims(2, 3)).mul_scalar(scale); // [b, hq, s, total]
+        // [b, hkv, group * s, total]
+        let mut scores = query.matmul(key.swap_dims(2, 3)).mul_scalar(scale);
         if let Some(mask) = mask {
             // f32::MIN (not -inf) keeps fully masked rows (left padding) finite, as HF's eager
             // attention does with `finfo.min`.
-            scores = scores.mask_fill(mask.expand([batch, hq, seq, total]), f32::MIN);
+            let mask = mask
+                .unsqueeze_dim::<5>(2)
+                .expand([batch, 1, group, seq, total])
+                .reshape([batch, 1, group * seq, total])
+                .expand([batch, hkv, group * seq, total]);
+            scores = scores.mask_fill(mask, f32::MIN);
         }
         let probs = softmax(scores, 3);
         let out = probs
-            .matmul(value)
+            .matmul(value) // [b, hkv, group * s, hd]
+            .reshape([batch, hq, seq, hd])
             .swap_dims(1, 2)
             .reshape([batch, seq, hq * hd]);
         self.o_proj.forward(out * sigmoid(gate))
