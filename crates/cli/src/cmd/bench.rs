@@ -217,6 +217,12 @@ pub fn run(args: Args) -> Result<()> {
             path.display(),
             if synthetic { ", random weights" } else { "" }
         );
+        // PyTorch first: its process ends and frees the GPU (a 35B model in bf16 takes half an
+        // H200) before our side allocates.
+        let torch = match &python {
+            Some(py) => Some(run_torch(py, target, &plan)?),
+            None => None,
+        };
         let job = Job {
             target: target.clone(),
             plan: plan.clone(),
@@ -229,10 +235,6 @@ pub fn run(args: Args) -> Result<()> {
         let embed = (config.vocab_size * config.hidden_size) as u64;
         let bytes_per_token =
             (counts.active - embed + config.hidden_size as u64) * args.dtype.bytes();
-        let torch = match &python {
-            Some(py) => Some(run_torch(py, target, &plan)?),
-            None => None,
-        };
         print_table(&ours, torch.as_ref());
         let bandwidth = ours.bandwidth;
         let roofline = ours.decode_tok_s * bytes_per_token as f64 / bandwidth;
@@ -302,7 +304,8 @@ fn print_table(ours: &Figures, torch: Option<&Figures>) {
         "{:<28}{:>14}{:>14}{:>10}",
         "figure", "ours", "torch", "speedup"
     );
-    let rows: [(&str, fn(&Figures) -> f64, bool); 5] = [
+    type Row = (&'static str, fn(&Figures) -> f64, bool);
+    let rows: [Row; 5] = [
         ("prefill tok/s", |f| f.prefill_tok_s, false),
         ("time to first token (s)", |f| f.ttft_secs, true),
         ("decode tok/s (1 stream)", |f| f.decode_tok_s, false),
@@ -425,7 +428,14 @@ impl OnBackend for Job {
         let ttft = median(prefill);
         let single = median(
             (0..plan.repeats)
-                .map(|_| decode(&model, &device, &[plan.prompt.clone()], plan.decode_tokens))
+                .map(|_| {
+                    decode(
+                        &model,
+                        &device,
+                        std::slice::from_ref(&plan.prompt),
+                        plan.decode_tokens,
+                    )
+                })
                 .collect::<Result<Vec<_>>>()?,
         );
         let batch = median(
@@ -584,7 +594,7 @@ fn device_copy_bandwidth<B: Backend>(device: &B::Device) -> Result<f64> {
     let n = 1usize << 28;
     let x = Tensor::<B, 1>::ones([n], device);
     let sync = |t: Tensor<B, 1>| -> Result<()> {
-        t.slice([0..1])
+        t.narrow(0, 0, 1)
             .into_data()
             .convert::<f32>()
             .to_vec::<f32>()
