@@ -4,6 +4,7 @@
 pub mod action;
 pub mod bench;
 pub mod data;
+pub mod diff;
 pub mod domain;
 pub mod error;
 pub mod messages;

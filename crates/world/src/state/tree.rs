@@ -13,6 +13,7 @@ mod outline;
 
 pub(crate) use builder::RunPath;
 pub use builder::TreeBuilder;
+pub(crate) use outline::quote;
 
 use serde::{Deserialize, Serialize};
 

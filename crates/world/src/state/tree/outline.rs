@@ -46,7 +46,7 @@ pub(crate) fn render(tree: &StateTree) -> String {
 }
 
 /// `"…"` with `\\ \" \n \r \t` and `\u{HEX}` for other control characters.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
