@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod data;
+pub mod diff;
 pub mod eval;
 pub mod inspect;
 pub mod parse;

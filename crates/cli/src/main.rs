@@ -31,6 +31,8 @@ enum Command {
     Inspect(cmd::inspect::Args),
     /// Read a state file (UI dump, page, accessibility tree, screen, tool result) into a tree.
     Parse(cmd::parse::Args),
+    /// What changed between two states of one format: nodes inserted, removed, moved, edited.
+    Diff(cmd::diff::Args),
     /// Generate training transitions in the AgentWorldBench JSONL format.
     Data(cmd::data::Args),
     /// Train a world model (the demo recipe).
@@ -49,6 +51,7 @@ fn main() {
         Command::Simulate(args) => cmd::simulate::run(args),
         Command::Inspect(args) => cmd::inspect::run(args),
         Command::Parse(args) => cmd::parse::run(args),
+        Command::Diff(args) => cmd::diff::run(args),
         Command::Data(args) => cmd::data::run(args),
         Command::Train(args) => cmd::train::run(args),
         Command::Eval(args) => cmd::eval::run(args),

@@ -202,8 +202,7 @@ pub fn diff(before: &StateTree, after: &StateTree) -> StateDiff {
         })
     });
     removed(&m, &mut out.changes);
-    let reordered = reordered(&m);
-    for j in 0..after.len() {
+    for (j, reordered) in reordered(&m).into_iter().enumerate() {
         match m.back[j] {
             None => {
                 if m.b.parent[j].is_none_or(|p| m.back[p].is_some()) {
@@ -214,7 +213,7 @@ pub fn diff(before: &StateTree, after: &StateTree) -> StateDiff {
                     });
                 }
             }
-            Some(i) => pair_changes(&m, i, j, reordered[j], &mut out.changes),
+            Some(i) => pair_changes(&m, i, j, reordered, &mut out.changes),
         }
     }
     out

@@ -2,7 +2,7 @@
 //! tool result) into the common state tree and print it, with what was skipped.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use agentworld_world::state::Registry;
 use anyhow::{Context, Result};
@@ -30,7 +30,7 @@ pub struct Args {
 }
 
 /// Reads the file (or stdin) as text; invalid UTF-8 is replaced, with a note.
-fn read_text(path: &PathBuf) -> Result<String> {
+pub(crate) fn read_text(path: &Path) -> Result<String> {
     let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
         std::io::stdin()
