@@ -53,6 +53,37 @@ fn web_actions_in_visualwebarena_prompt_parse() {
 }
 
 #[test]
+fn visualwebarena_example_actions_name_elements_of_their_observation() {
+    let Some(dir) = cases_dir() else { return };
+    let text = std::fs::read_to_string(dir.join("web/01_visualwebarena_som_prompt_examples.json"))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut targeted = 0;
+    for ex in v["examples"].as_array().unwrap() {
+        let state = Registry::standard()
+            .parse("auto", ex[0].as_str().unwrap())
+            .unwrap()
+            .tree;
+        let act = fenced(ex[1].as_str().unwrap()).pop().unwrap();
+        let action = parse_action(Domain::Web, &act).unwrap();
+        if let Action::Web(w) = &action {
+            targeted += usize::from(!w.bids().is_empty());
+        }
+        assert_eq!(
+            check_targets(&action, &state),
+            Vec::<String>::new(),
+            "{act}"
+        );
+        // The same action on an id the page lacks is warned about.
+        if act.starts_with("click [") {
+            let missing = parse_action(Domain::Web, "click [99999]").unwrap();
+            assert_eq!(check_targets(&missing, &state).len(), 1);
+        }
+    }
+    assert_eq!(targeted, 2);
+}
+
+#[test]
 fn droidbot_event_parses_and_hits_the_touched_view() {
     let Some(dir) = cases_dir() else { return };
     let traj = dir.join("trajectories/droidbot_acrylic");

@@ -190,7 +190,7 @@ impl Signature {
     pub fn bind(&self, call: &PyCall) -> Result<Vec<(&'static str, PyValue)>, ActionError> {
         let name = self.name;
         let n = self.params.len();
-        if !self.varargs && call.args.len() > n {
+        if (!self.varargs || n == 0) && call.args.len() > n {
             return Err(ActionError::new(format!(
                 "{name}: takes at most {n} argument{}, got {}",
                 if n == 1 { "" } else { "s" },
