@@ -92,6 +92,9 @@ fn action_parsers_never_panic_on_junk() {
         r#"{"name": "f", "arguments": "{\"a\": [1, 2]}"}"#,
         r#"{"action_type": "click", "index": 3, "x": 1e400}"#,
         r#"{"event": {"event_type": "touch", "view": {"bounds": [[1, 2], [3]]}}}"#,
+        r#"{"event_type": "touch", "view": {"bounds": [[9223372036854775807, 9223372036854775807], [9223372036854775807, 1]]}}"#,
+        r#"{"event_type": "touch", "x": -9223372036854775808, "y": 9223372036854775807}"#,
+        "pyautogui.click(99999999999999999999999, -1e308); scroll(1e308, 1e308)",
         "r'\\x' u\"\\u12\" '''",
     ];
     let alphabet: Vec<char> = "()[]{}'\",;=#.\\ \n-+e1230xuTrueNoneabc_:é\u{0}"

@@ -229,8 +229,8 @@ fn view_target(event: &Map<String, Value>, what: &str) -> Result<Option<Target>,
     let Some(view) = event.get("view").filter(|v| !v.is_null()) else {
         return match (get_int(event, what, "x")?, get_int(event, what, "y")?) {
             (Some(x), Some(y)) => Ok(Some(Target::Point {
-                x: x as i32,
-                y: y as i32,
+                x: x.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
+                y: y.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
             })),
             _ => Ok(None),
         };
@@ -244,9 +244,13 @@ fn view_target(event: &Map<String, Value>, what: &str) -> Result<Option<Target>,
             Some((a.first()?.as_i64()?, a.get(1)?.as_i64()?))
         };
         if let (Some((l, t)), Some((r, bo))) = (b.first().and_then(pt), b.get(1).and_then(pt)) {
+            let mid = |a: i64, b: i64| {
+                let m = (i128::from(a) + i128::from(b)) / 2;
+                m.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32
+            };
             return Ok(Some(Target::Point {
-                x: ((l + r) / 2) as i32,
-                y: ((t + bo) / 2) as i32,
+                x: mid(l, r),
+                y: mid(t, bo),
             }));
         }
         return Err(ActionError::new(format!(
