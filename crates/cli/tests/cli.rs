@@ -120,6 +120,26 @@ fn bad_input_gets_a_clear_error_not_a_panic() {
 }
 
 #[test]
+fn simulate_notes_an_action_that_does_not_parse_and_goes_on() {
+    let out = agentworld(&[
+        "simulate",
+        "--domain",
+        "web",
+        "--action",
+        "clik('12')",
+        "--model",
+        "/nonexistent/model",
+    ]);
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("note: action: unknown action 'clik' (did you mean click?)"),
+        "{e}"
+    );
+    // The note does not stop the command: it fails later, for the missing model.
+    assert!(e.contains("/nonexistent/model"), "{e}");
+}
+
+#[test]
 fn data_terminal_writes_agentworldbench_rows() {
     let dir = tempfile::tempdir().unwrap();
     let out_file = dir.path().join("rows.jsonl");

@@ -76,3 +76,48 @@ fn random_text_never_panics() {
         let _ = TerminalScreen::parse(&s).prompt();
     }
 }
+
+#[test]
+fn action_parsers_never_panic_on_junk() {
+    use agentworld_world::Domain;
+    use agentworld_world::action::{check_targets, parse_action};
+    use agentworld_world::state::StateTree;
+
+    let seeds = [
+        "click('12', button=\"right\")",
+        "fill(\"45\", \"hello \\\"x\\\"\")",
+        "type [5] [guitar] [1]",
+        "pyautogui.click(1, 2); pyautogui.hotkey('ctrl', 'c')\nWAIT",
+        r#"[{"keystrokes": "ls\n", "duration": 0.5}, {"keystrokes": "C-c"}]"#,
+        r#"{"name": "f", "arguments": "{\"a\": [1, 2]}"}"#,
+        r#"{"action_type": "click", "index": 3, "x": 1e400}"#,
+        r#"{"event": {"event_type": "touch", "view": {"bounds": [[1, 2], [3]]}}}"#,
+        r#"{"event_type": "touch", "view": {"bounds": [[9223372036854775807, 9223372036854775807], [9223372036854775807, 1]]}}"#,
+        r#"{"event_type": "touch", "x": -9223372036854775808, "y": 9223372036854775807}"#,
+        "pyautogui.click(99999999999999999999999, -1e308); scroll(1e308, 1e308)",
+        "r'\\x' u\"\\u12\" '''",
+    ];
+    let alphabet: Vec<char> = "()[]{}'\",;=#.\\ \n-+e1230xuTrueNoneabc_:é\u{0}"
+        .chars()
+        .collect();
+    let empty = StateTree::default();
+    let mut rng = Rng::new(7);
+    let mut n = 0;
+    let mut inputs: Vec<String> = Vec::new();
+    for s in seeds {
+        inputs.extend(prefixes(s).map(str::to_string));
+    }
+    for _ in 0..3000 {
+        let len = rng.below(24);
+        inputs.push((0..len).map(|_| *rng.pick(&alphabet).unwrap()).collect());
+    }
+    for text in &inputs {
+        for d in Domain::ALL {
+            if let Ok(a) = parse_action(d, text) {
+                check_targets(&a, &empty);
+            }
+            n += 1;
+        }
+    }
+    assert!(n > 20_000);
+}

@@ -7,7 +7,9 @@ use std::time::Instant;
 use agentworld_engine::{GenerateParams, ModelCard};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
+use agentworld_world::action::{Action, check_targets, parse_action};
 use agentworld_world::messages::turn_prompt;
+use agentworld_world::state::Registry;
 use agentworld_world::state::android::{parse_compact, parse_xml, render_compact};
 use agentworld_world::state::terminal::TerminalScreen;
 use agentworld_world::{Domain, History, Message, PromptSet, Row, TurnAction};
@@ -108,6 +110,16 @@ fn read_history(path: &std::path::Path) -> Result<Row> {
     Ok(row)
 }
 
+/// Warnings on stderr for the elements `action` names that `state` lacks (the prompt is
+/// unchanged: what such an action does is for the model to predict).
+fn target_warnings(action: &Action, state: &str) {
+    if let Ok(parsed) = Registry::standard().parse("auto", state) {
+        for w in check_targets(action, &parsed.tree) {
+            eprintln!("warning: action: {w}");
+        }
+    }
+}
+
 /// The state in the representation the model expects (the demo model reads Android trees in
 /// android-compact form).
 fn prepare_state(domain: Domain, text: String, card: Option<&ModelCard>) -> Result<String> {
@@ -156,7 +168,11 @@ struct Request {
 
 pub fn run(args: Args) -> Result<()> {
     let domain = args.domain;
-    let action = TurnAction::parse(&action_text(&args.action)?);
+    let action_raw = action_text(&args.action)?;
+    let action = TurnAction::parse(&action_raw);
+    let parsed_action = parse_action(domain, &action_raw)
+        .inspect_err(|e| eprintln!("note: action: {e} (sent to the model as written)"))
+        .ok();
     let model_dir = args.model.clone().unwrap_or_else(paths::default_model);
     let card: Option<ModelCard> = if args.endpoint.is_some() {
         None
@@ -197,12 +213,17 @@ pub fn run(args: Args) -> Result<()> {
         ) => PromptSet::from_dir(model_dir.join(p))?,
         _ => PromptSet::builtin(),
     };
-    let state = match &args.state {
-        Some(p) => Some(prepare_state(
-            domain,
+    let state_text = match &args.state {
+        Some(p) => Some(
             std::fs::read_to_string(p).with_context(|| format!("reading state {}", p.display()))?,
-            card.as_ref(),
-        )?),
+        ),
+        None => None,
+    };
+    if let (Some(a), Some(text)) = (&parsed_action, &state_text) {
+        target_warnings(a, text);
+    }
+    let state = match state_text {
+        Some(text) => Some(prepare_state(domain, text, card.as_ref())?),
         None => None,
     };
     let mut history = History::new(prompts.system_prompt(domain).to_string());

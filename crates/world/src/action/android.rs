@@ -24,6 +24,7 @@
 //! [`apply`] computes local edits exactly and reports everything else as not computable.
 
 mod apply;
+pub mod forms;
 mod target;
 
 pub use apply::{NoEffect, Outcome, apply};
