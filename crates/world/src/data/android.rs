@@ -14,9 +14,7 @@
 pub mod augment;
 pub mod pick;
 
-use augment::{
-    pick_subtree, randomise_texts, renumber_bounds, replace_texts, shuffle_texts, toggle_flags,
-};
+use augment::{pick_subtree, renumber_bounds, replace_texts, shuffle_texts, toggle_flags};
 use pick::{KINDS, Kind, pick_step, thinking};
 
 use super::rng::Rng;
@@ -202,12 +200,7 @@ fn episode(
     if rng.chance(0.3) {
         replace_texts(&mut state, rng);
     }
-    // Real dumps are few: without fresh texts and coordinates in most states, a small model
-    // lowers its loss by memorising screens instead of learning to copy the current one.
-    if rng.chance(0.8) {
-        randomise_texts(&mut state, 0.7, rng);
-    }
-    if rng.chance(0.9) {
+    if rng.chance(0.3) {
         renumber_bounds(&mut state, rng);
     }
     if rng.chance(0.3) {

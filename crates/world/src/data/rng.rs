@@ -74,16 +74,6 @@ impl Rng {
         }
     }
 
-    /// A made-up lower-case word of `lo..=hi` syllables (`"ralomi"`): text a model cannot have
-    /// memorised, so reproducing it needs copying from the state. The syllables are few and
-    /// pronounceable, so a BPE learns them as short pieces.
-    pub fn made_up_word(&mut self, lo: usize, hi: usize) -> String {
-        let n = lo + self.below(hi.saturating_sub(lo) + 1);
-        (0..n)
-            .map(|_| *self.pick(&SYLLABLES).unwrap_or(&"ka"))
-            .collect()
-    }
-
     /// An index chosen with the given weights (0 when all are zero).
     pub fn weighted(&mut self, weights: &[u32]) -> usize {
         let total: u64 = weights.iter().map(|&w| w as u64).sum();
@@ -100,12 +90,6 @@ impl Rng {
         weights.len() - 1
     }
 }
-
-/// Syllables of [`Rng::made_up_word`].
-const SYLLABLES: [&str; 24] = [
-    "ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "bo", "da", "fi", "gu", "ha", "je", "pa",
-    "qu", "ri", "so", "te", "wa", "xo", "yu", "mo",
-];
 
 #[cfg(test)]
 mod tests {
@@ -137,13 +121,6 @@ mod tests {
         assert_eq!(r.weighted(&[0, 5, 0]), 1);
         let heads = (0..1000).filter(|_| r.chance(0.25)).count();
         assert!((180..320).contains(&heads), "{heads}");
-        let words: Vec<String> = (0..200).map(|_| r.made_up_word(1, 3)).collect();
-        assert!(
-            words.iter().all(|w| (2..=6).contains(&w.len())),
-            "{words:?}"
-        );
-        let distinct: std::collections::BTreeSet<&String> = words.iter().collect();
-        assert!(distinct.len() > 150, "{}", distinct.len());
     }
 
     #[test]

@@ -260,43 +260,18 @@ fn run(
     Ok(Some(outcome))
 }
 
-/// Seeds 2–4 files and 0–2 directories (some holding a file). Names and words come from our
-/// lists or, in most sandboxes, are made up ([`Rng::made_up_word`]): a small model that could
-/// recall every name and word would lower its loss by memorising screens instead of learning
-/// to copy the one in front of it.
+/// Seeds 2–4 files and 0–2 directories (some holding a file).
 fn seed_files(sb: &Sandbox, rng: &mut Rng) -> Result<()> {
-    let mut names: Vec<String> = FILE_NAMES.iter().map(|s| s.to_string()).collect();
+    let mut names: Vec<&str> = FILE_NAMES.to_vec();
     rng.shuffle(&mut names);
-    if rng.chance(0.6) {
-        for name in names.iter_mut().filter(|n| !n.starts_with("numbers")) {
-            if rng.chance(0.6) {
-                let ext = name.rfind('.').map(|i| name[i..].to_string());
-                *name = format!("{}{}", rng.made_up_word(2, 3), ext.unwrap_or_default());
-            }
-        }
-    }
-    let vocab: Vec<String> = (0..6)
-        .map(|_| {
-            if rng.chance(0.6) {
-                rng.made_up_word(2, 3)
-            } else {
-                rng.pick(&WORDS).unwrap_or(&"x").to_string()
-            }
-        })
-        .collect();
-    let vocab: Vec<&str> = vocab.iter().map(String::as_str).collect();
+    let vocab: Vec<&str> = (0..6).filter_map(|_| rng.pick(&WORDS).copied()).collect();
     for name in names.iter().take(2 + rng.below(3)) {
         sb.write_file(name, &content(name, rng, &vocab))?;
     }
-    let mut dirs: Vec<String> = DIR_NAMES.iter().map(|s| s.to_string()).collect();
+    let mut dirs: Vec<&str> = DIR_NAMES.to_vec();
     rng.shuffle(&mut dirs);
-    for d in dirs.iter_mut() {
-        if rng.chance(0.3) {
-            *d = rng.made_up_word(2, 3);
-        }
-    }
     for dir in dirs.iter().take(rng.below(3)) {
-        let inner = &names[names.len() - 1 - rng.below(4)];
+        let inner = names[names.len() - 1 - rng.below(4)];
         if rng.chance(0.6) {
             sb.write_file(&format!("{dir}/{inner}"), &content(inner, rng, &vocab))?;
         } else {

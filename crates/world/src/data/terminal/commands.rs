@@ -68,20 +68,7 @@ impl Ctx<'_> {
     fn dir(&mut self) -> Option<String> {
         self.rng.pick(&self.dirs).cloned()
     }
-    /// A name not in the directory: from `pool`, or (40%) a made-up stem with the extension
-    /// of a pool name, so new names must be copied from the command rather than recalled.
     fn fresh(&mut self, pool: &[&str]) -> String {
-        if self.rng.chance(0.4) {
-            let ext = self
-                .rng
-                .pick(pool)
-                .and_then(|n| n.rfind('.').map(|i| n[i..].to_string()))
-                .unwrap_or_default();
-            let name = format!("{}{ext}", self.rng.made_up_word(2, 3));
-            if !self.files.iter().chain(&self.dirs).any(|e| *e == name) {
-                return name;
-            }
-        }
         let free: Vec<&str> = pool
             .iter()
             .copied()
@@ -94,15 +81,10 @@ impl Ctx<'_> {
     }
     fn words(&mut self, lo: usize, hi: usize) -> String {
         let n = lo + self.rng.below(hi - lo + 1);
-        (0..n).map(|_| self.word()).collect::<Vec<_>>().join(" ")
-    }
-    /// A word of [`WORDS`] or (half the time) a made-up one.
-    fn word(&mut self) -> String {
-        if self.rng.chance(0.5) {
-            self.rng.made_up_word(2, 3)
-        } else {
-            self.rng.pick(&WORDS).unwrap_or(&"x").to_string()
-        }
+        (0..n)
+            .map(|_| *self.rng.pick(&WORDS).unwrap_or(&"x"))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
     /// A word in `file` (70%) or a random word.
     fn word_for(&mut self, file: &str) -> String {
@@ -118,7 +100,7 @@ impl Ctx<'_> {
                 .map(|w| w.to_string())
                 .unwrap_or_default();
         }
-        self.word()
+        self.rng.pick(&WORDS).unwrap_or(&"x").to_string()
     }
 }
 
@@ -240,15 +222,7 @@ mod tests {
             dir: "~".into(),
             read: &read,
         };
-        let mut made_up = 0;
-        for _ in 0..100 {
-            let name = c.fresh(&FILE_NAMES);
-            assert!(!c.files.contains(&name), "{name}");
-            assert!(name.contains('.'), "{name}");
-            made_up += usize::from(name != "plan.txt");
-        }
-        // About 40% made up, the rest the one free pool name.
-        assert!((20..60).contains(&made_up), "{made_up}");
+        assert_eq!(c.fresh(&FILE_NAMES), "plan.txt");
         assert!(
             template("cat_dir")
                 .map(|t| (t.build)(&mut c))
