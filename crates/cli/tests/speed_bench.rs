@@ -104,6 +104,34 @@ fn bench_divides_by_the_pytorch_side() {
     }
 }
 
+/// Two models are benched one after the other, each in its own process, and both summaries
+/// come out at the end.
+#[test]
+fn bench_runs_several_models_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        dir.path().join("first.json"),
+        dir.path().join("second.json"),
+    );
+    std::fs::write(&a, TINY).unwrap();
+    std::fs::write(&b, TINY).unwrap();
+    let mut args = small_run();
+    args.push("--no-torch".into());
+    for p in [&a, &b] {
+        args.extend(["--synthetic".into(), p.display().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = agentworld(&args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let summaries: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("summary "))
+        .collect();
+    assert_eq!(summaries.len(), 2, "{stdout}");
+    assert!(summaries[0].contains("model=first") && summaries[1].contains("model=second"));
+}
+
 #[test]
 fn bench_rejects_bad_settings_with_a_reason() {
     let out = agentworld(&["bench", "--prompt-tokens", "4", "--no-torch"]);

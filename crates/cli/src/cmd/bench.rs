@@ -164,6 +164,9 @@ pub fn run(args: Args) -> Result<()> {
     if targets.is_empty() {
         targets.push(Target::Dir(paths::default_model()));
     }
+    if targets.len() > 1 {
+        return run_each_apart(&targets);
+    }
     let python = (!args.no_torch).then(|| python(&args));
     println!("machine      {threads} threads");
     let mut summaries = Vec::new();
@@ -260,6 +263,54 @@ pub fn run(args: Args) -> Result<()> {
             args.batch,
             ratio(|f| f.batch_decode_tok_s),
         ));
+    }
+    println!();
+    for s in summaries {
+        println!("{s}");
+    }
+    Ok(())
+}
+
+/// Benches each checkpoint in a process of its own (this binary, same arguments, one model), so
+/// that one model's freed memory neither hides nor inflates the next one's peak RSS, nor keeps
+/// GPU memory; prints their output as it comes and the summary lines together at the end.
+fn run_each_apart(targets: &[Target]) -> Result<()> {
+    let exe = std::env::current_exe().context("finding this binary to run each model apart")?;
+    // Our own arguments minus every --model/--synthetic pair.
+    let mut base = Vec::new();
+    let mut raw = std::env::args_os().skip(1).peekable();
+    while let Some(a) = raw.next() {
+        let text = a.to_string_lossy();
+        if text == "--model" || text == "--synthetic" {
+            raw.next();
+        } else if !(text.starts_with("--model=") || text.starts_with("--synthetic=")) {
+            base.push(a);
+        }
+    }
+    let mut summaries = Vec::new();
+    for target in targets {
+        let (flag, path) = match target {
+            Target::Dir(p) => ("--model", p),
+            Target::Synthetic(p) => ("--synthetic", p),
+        };
+        let out = Command::new(&exe)
+            .args(&base)
+            .arg(flag)
+            .arg(path)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .with_context(|| format!("running the bench of {}", path.display()))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        for line in stdout.lines() {
+            if line.starts_with("summary ") {
+                summaries.push(line.to_string());
+            } else {
+                println!("{line}");
+            }
+        }
+        if !out.status.success() {
+            bail!("the bench of {} failed ({})", path.display(), out.status);
+        }
     }
     println!();
     for s in summaries {
