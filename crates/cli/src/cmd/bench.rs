@@ -615,7 +615,10 @@ fn run_torch(python: &Path, target: &Target, plan: &Plan) -> Result<Figures> {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
         bail!(
-            "{} failed ({}); last lines of its stderr:\n{}\n(use --no-torch to skip the PyTorch side)",
+            "{} failed ({}); last lines of its stderr:\n{}\n(the PyTorch side needs torch and \
+             transformers in that Python: `python3 -m venv ~/.cache/agentworld-venv && \
+             ~/.cache/agentworld-venv/bin/pip install torch transformers`, or pass --python; \
+             --no-torch skips it)",
             script.display(),
             out.status,
             tail.into_iter().rev().collect::<Vec<_>>().join("\n")
