@@ -30,6 +30,20 @@ const CLICK: &[Param] = &[
     opt("button", Kind::Choice(BUTTONS)),
     opt("duration", Kind::Num),
 ];
+/// `doubleClick` / `tripleClick`: a point, the gap between clicks, the button, the move time.
+const MULTI_CLICK: &[Param] = &[
+    opt("x", Kind::Num),
+    opt("y", Kind::Num),
+    opt("interval", Kind::Num),
+    opt("button", Kind::Choice(BUTTONS)),
+    opt("duration", Kind::Num),
+];
+/// `moveRel`: an offset and the move time.
+const OFFSET: &[Param] = &[
+    opt("xOffset", Kind::Num),
+    opt("yOffset", Kind::Num),
+    opt("duration", Kind::Num),
+];
 const POINT: &[Param] = &[
     opt("x", Kind::Num),
     opt("y", Kind::Num),
@@ -51,37 +65,12 @@ const BUTTON_AT: &[Param] = &[
 /// The pyautogui functions accepted, without the `pyautogui.` prefix.
 pub const PYAUTOGUI: &[Signature] = &[
     sig("click", CLICK),
-    sig(
-        "doubleClick",
-        &[
-            opt("x", Kind::Num),
-            opt("y", Kind::Num),
-            opt("interval", Kind::Num),
-            opt("button", Kind::Choice(BUTTONS)),
-            opt("duration", Kind::Num),
-        ],
-    ),
-    sig(
-        "tripleClick",
-        &[
-            opt("x", Kind::Num),
-            opt("y", Kind::Num),
-            opt("interval", Kind::Num),
-            opt("button", Kind::Choice(BUTTONS)),
-            opt("duration", Kind::Num),
-        ],
-    ),
+    sig("doubleClick", MULTI_CLICK),
+    sig("tripleClick", MULTI_CLICK),
     sig("rightClick", POINT),
     sig("middleClick", POINT),
     sig("moveTo", POINT),
-    sig(
-        "moveRel",
-        &[
-            opt("xOffset", Kind::Num),
-            opt("yOffset", Kind::Num),
-            opt("duration", Kind::Num),
-        ],
-    ),
+    sig("moveRel", OFFSET),
     sig("dragTo", BUTTON_AT),
     sig(
         "dragRel",

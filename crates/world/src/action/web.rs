@@ -19,6 +19,13 @@ use super::pycall::{Kind, Param, PyValue, Signature, opt, parse_call, req};
 const BUTTONS: &[&str] = &["left", "middle", "right"];
 const MODIFIERS: &[&str] = &["Alt", "Control", "ControlOrMeta", "Meta", "Shift"];
 
+/// `x, y[, button]`: the mouse actions at a point.
+const XY_BUTTON: &[Param] = &[
+    req("x", Kind::Num),
+    req("y", Kind::Num),
+    opt("button", Kind::Choice(BUTTONS)),
+];
+
 const fn sig(name: &'static str, params: &'static [Param]) -> Signature {
     Signature {
         name,
@@ -76,38 +83,10 @@ pub const BROWSERGYM: &[Signature] = &[
     sig("tab_close", &[]),
     sig("tab_focus", &[req("index", Kind::Int)]),
     sig("mouse_move", &[req("x", Kind::Num), req("y", Kind::Num)]),
-    sig(
-        "mouse_up",
-        &[
-            req("x", Kind::Num),
-            req("y", Kind::Num),
-            opt("button", Kind::Choice(BUTTONS)),
-        ],
-    ),
-    sig(
-        "mouse_down",
-        &[
-            req("x", Kind::Num),
-            req("y", Kind::Num),
-            opt("button", Kind::Choice(BUTTONS)),
-        ],
-    ),
-    sig(
-        "mouse_click",
-        &[
-            req("x", Kind::Num),
-            req("y", Kind::Num),
-            opt("button", Kind::Choice(BUTTONS)),
-        ],
-    ),
-    sig(
-        "mouse_dblclick",
-        &[
-            req("x", Kind::Num),
-            req("y", Kind::Num),
-            opt("button", Kind::Choice(BUTTONS)),
-        ],
-    ),
+    sig("mouse_up", XY_BUTTON),
+    sig("mouse_down", XY_BUTTON),
+    sig("mouse_click", XY_BUTTON),
+    sig("mouse_dblclick", XY_BUTTON),
     sig(
         "mouse_drag_and_drop",
         &[
