@@ -5,6 +5,7 @@ pub mod cache;
 pub mod config;
 pub mod error;
 mod init;
+pub mod kernels;
 pub mod layers;
 pub mod loader;
 pub mod model;

@@ -16,6 +16,7 @@ use burn::tensor::{Bool, Int, Tensor, TensorData};
 
 use crate::cache::{DeltaNetState, KvCache, LayerCache, ModelCache};
 use crate::error::{ModelError, Result};
+use crate::kernels::linear;
 use crate::layers::decoder_layer::{DecoderLayer, LayerContext, Mixer};
 use crate::layers::rms_norm::RmsNorm1p;
 use crate::layers::rope::PartialRope;
@@ -225,7 +226,7 @@ impl<B: Backend> Qwen35Moe<B> {
     /// - hidden: `[batch, seq, hidden]`
     /// - output: `[batch, seq, vocab]`
     pub fn logits(&self, hidden: Tensor<B, 3>) -> Tensor<B, 3> {
-        self.lm_head.forward(hidden)
+        linear(&self.lm_head, hidden)
     }
 
     /// Logits for every position: [`Self::forward_hidden`] then [`Self::logits`].

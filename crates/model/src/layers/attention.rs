@@ -15,6 +15,7 @@ use burn::tensor::{Bool, Tensor};
 use super::rms_norm::RmsNorm1p;
 use super::rope::{PartialRope, RopeTables};
 use crate::cache::KvCache;
+use crate::kernels::linear;
 
 /// One gated full-attention mixer.
 #[derive(Module, Debug)]
@@ -61,24 +62,16 @@ impl<B: Backend> GatedAttention<B> {
         let [batch, seq, _] = x.dims();
         let (hq, hkv, hd) = (self.num_heads, self.num_kv_heads, self.head_dim);
 
-        let qg = self
-            .q_proj
-            .forward(x.clone())
-            .reshape([batch, seq, hq, 2 * hd]);
+        let qg = linear(&self.q_proj, x.clone()).reshape([batch, seq, hq, 2 * hd]);
         let query = qg.clone().slice([0..batch, 0..seq, 0..hq, 0..hd]);
         let gate = qg
             .slice([0..batch, 0..seq, 0..hq, hd..2 * hd])
             .reshape([batch, seq, hq * hd]);
 
         let query = self.q_norm.forward(query).swap_dims(1, 2); // [b, hq, s, hd]
-        let key = self
-            .k_proj
-            .forward(x.clone())
-            .reshape([batch, seq, hkv, hd]);
+        let key = linear(&self.k_proj, x.clone()).reshape([batch, seq, hkv, hd]);
         let key = self.k_norm.forward(key).swap_dims(1, 2); // [b, hkv, s, hd]
-        let value = self
-            .v_proj
-            .forward(x)
+        let value = linear(&self.v_proj, x)
             .reshape([batch, seq, hkv, hd])
             .swap_dims(1, 2);
 
@@ -115,6 +108,6 @@ impl<B: Backend> GatedAttention<B> {
             .reshape([batch, hq, seq, hd])
             .swap_dims(1, 2)
             .reshape([batch, seq, hq * hd]);
-        self.o_proj.forward(out * sigmoid(gate))
+        linear(&self.o_proj, out * sigmoid(gate))
     }
 }

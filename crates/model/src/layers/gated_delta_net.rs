@@ -18,6 +18,7 @@ use burn::tensor::backend::Backend;
 use super::delta_rule::{self, DeltaRuleInput};
 use super::rms_norm::RmsNormGated;
 use crate::cache::DeltaNetState;
+use crate::kernels::linear;
 
 /// One Gated DeltaNet mixer.
 #[derive(Module, Debug)]
@@ -97,13 +98,10 @@ impl<B: Backend> GatedDeltaNet<B> {
         let (kd, vd) = (hk * dk, hv * dv);
         let device = x.device();
 
-        let mixed = self.in_proj_qkv.forward(x.clone()); // [b, s, conv_dim]
-        let z = self
-            .in_proj_z
-            .forward(x.clone())
-            .reshape([batch, seq, hv, dv]);
-        let beta = sigmoid(self.in_proj_b.forward(x.clone())); // [b, s, hv]
-        let a = self.in_proj_a.forward(x);
+        let mixed = linear(&self.in_proj_qkv, x.clone()); // [b, s, conv_dim]
+        let z = linear(&self.in_proj_z, x.clone()).reshape([batch, seq, hv, dv]);
+        let beta = sigmoid(linear(&self.in_proj_b, x.clone())); // [b, s, hv]
+        let a = linear(&self.in_proj_a, x);
         let dt_bias = self.dt_bias.val().reshape([1, 1, hv]);
         let decay_rate = self.a_log.val().exp().reshape([1, 1, hv]);
         let g = softplus(a + dt_bias).mul(decay_rate).neg(); // [b, s, hv]
@@ -184,7 +182,7 @@ impl<B: Backend> GatedDeltaNet<B> {
             o.swap_dims(1, 2)
         };
         let o = self.norm.forward(o, z); // [b, s, hv, dv]
-        self.out_proj.forward(o.reshape([batch, seq, vd]))
+        linear(&self.out_proj, o.reshape([batch, seq, vd]))
     }
 
     /// Valid depthwise convolution over time of an input already left-padded by `K - 1` steps.

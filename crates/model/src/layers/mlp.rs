@@ -7,6 +7,8 @@ use burn::tensor::Tensor;
 use burn::tensor::activation::silu;
 use burn::tensor::backend::Backend;
 
+use crate::kernels::linear;
+
 /// A SwiGLU MLP without biases.
 #[derive(Module, Debug)]
 pub struct SwiGluMlp<B: Backend> {
@@ -23,7 +25,7 @@ impl<B: Backend> SwiGluMlp<B> {
     /// - x: `[..., hidden]`
     /// - output: `[..., hidden]`
     pub fn forward<const D: usize>(&self, x: Tensor<B, D>) -> Tensor<B, D> {
-        let gate = silu(self.gate_proj.forward(x.clone()));
-        self.down_proj.forward(gate * self.up_proj.forward(x))
+        let gate = silu(linear(&self.gate_proj, x.clone()));
+        linear(&self.down_proj, gate * linear(&self.up_proj, x))
     }
 }

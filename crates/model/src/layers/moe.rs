@@ -24,6 +24,7 @@ use burn::tensor::backend::Backend;
 use burn::tensor::{IndexingUpdateOp, Int, Tensor};
 
 use super::mlp::SwiGluMlp;
+use crate::kernels::{self, linear};
 
 /// How the routed experts are evaluated (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +116,7 @@ impl<B: Backend> SparseMoe<B> {
     /// - x: `[tokens, hidden]`
     /// - output: `[tokens, top_k]` weights and indices
     pub fn route(&self, x: Tensor<B, 2>) -> Routing<B> {
-        let probs = softmax(self.gate.forward(x), 1);
+        let probs = softmax(linear(&self.gate, x), 1);
         let (weights, indices) = probs.topk_with_indices(self.top_k, 1);
         let weights = weights.clone() / weights.sum_dim(1);
         Routing { weights, indices }
@@ -135,7 +136,7 @@ impl<B: Backend> SparseMoe<B> {
             Strategy::Dense => self.experts_dense(tokens.clone(), &routing),
         };
         let shared = self.shared_expert.forward(tokens.clone())
-            * sigmoid(self.shared_expert_gate.forward(tokens));
+            * sigmoid(linear(&self.shared_expert_gate, tokens));
         (routed + shared).reshape([batch, seq, hidden])
     }
 
@@ -226,10 +227,10 @@ impl<B: Backend> SparseMoe<B> {
             let rows = xs.clone().slice([0..1, lo..hi, 0..h]);
             let w_gu = gate_up.clone().slice([id..id + 1, 0..h, 0..2 * inter]);
             let w_down = down.clone().slice([id..id + 1, 0..inter, 0..h]);
-            let gu = rows.matmul(w_gu); // [1, rows, 2I]
+            let gu = kernels::matmul(rows, w_gu); // [1, rows, 2I]
             let act = silu(gu.clone().slice([0..1, 0..hi - lo, 0..inter]))
                 * gu.slice([0..1, 0..hi - lo, inter..2 * inter]);
-            outs.push(act.matmul(w_down)); // [1, rows, h]
+            outs.push(kernels::matmul(act, w_down)); // [1, rows, h]
         }
         let routed = Tensor::cat(outs, 1).reshape([n * k, h]) * weights; // [n*k, h]
         Tensor::<B, 2>::zeros([n, h], &device).select_assign(

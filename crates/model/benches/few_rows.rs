@@ -1,0 +1,82 @@
+//! Decode-shaped products, `x [m, k] @ w [k, n]`, through our `kernels::matmul` beside
+//! burn-flex's `matmul` (the `gemm` crate) on the same tensors, printing weight bandwidth and
+//! the ratio. Shapes are the mid-size bench checkpoint's (`tools/bench/make_synthetic.py`):
+//! an expert's gate/up and down projections, the attention q projection, the lm_head.
+//!
+//! Each product reads a different copy of the weight in turn (256 MB in all), so the figures
+//! are memory bandwidth, not cache bandwidth.
+//!
+//! `cargo bench -p agentworld-model --bench few_rows [-- THREADS]` (default: every core).
+
+use std::time::{Duration, Instant};
+
+use agentworld_model::kernels;
+use burn::backend::Flex;
+use burn::tensor::{Distribution, Tensor};
+
+fn time<F: FnMut() -> Tensor<Flex, 2>>(mut f: F) -> Duration {
+    // Warm-up, then the median of enough runs to fill ~0.3 s.
+    let mut probe = Instant::now();
+    let _ = f();
+    let once = probe.elapsed().max(Duration::from_micros(1));
+    let runs = (Duration::from_millis(300).as_nanos() / once.as_nanos()).clamp(5, 2000) as usize;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        probe = Instant::now();
+        let out = f();
+        std::hint::black_box(out);
+        times.push(probe.elapsed());
+    }
+    times.sort();
+    times[runs / 2]
+}
+
+fn main() {
+    let threads = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(0);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .expect("the global thread pool is built once");
+    let threads = rayon::current_num_threads();
+    let dev = Default::default();
+    let normal = Distribution::Normal(0.0, 0.02);
+    println!("few-row products on burn-flex, {threads} threads; GB/s counts weight bytes read");
+    println!(
+        "{:<22} {:>3} {:>12} {:>12} {:>9}",
+        "shape (k x n)", "m", "ours GB/s", "burn GB/s", "speed-up"
+    );
+    for (name, k, n) in [
+        ("expert gate_up", 1024, 768),
+        ("expert down", 384, 1024),
+        ("attention q+gate", 1024, 2048),
+        ("lm_head", 1024, 32000),
+    ] {
+        // Enough copies of the weight to overflow the caches, used in turn, as at decode.
+        let copies = (256 << 20) / (k * n * 4) + 1;
+        let ws: Vec<_> = (0..copies)
+            .map(|_| Tensor::<Flex, 2>::random([k, n], normal, &dev))
+            .collect();
+        let gb = (k * n * 4) as f64 / 1e9;
+        for m in [1, 2, 4, 8] {
+            let x = Tensor::<Flex, 2>::random([m, k], normal, &dev);
+            let mut i = 0;
+            let mut next = || {
+                i = (i + 1) % copies;
+                ws[i].clone()
+            };
+            let ours = time(|| kernels::matmul(x.clone(), next()));
+            let burn = time(|| x.clone().matmul(next()));
+            println!(
+                "{:<22} {m:>3} {:>12.1} {:>12.1} {:>8.2}x",
+                format!("{name} {k}x{n}"),
+                gb / ours.as_secs_f64(),
+                gb / burn.as_secs_f64(),
+                burn.as_secs_f64() / ours.as_secs_f64()
+            );
+        }
+    }
+}

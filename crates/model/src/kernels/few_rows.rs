@@ -1,0 +1,302 @@
+//! `out = x @ w` for a handful of rows of `x`, on slices: the decode-shaped product.
+//!
+//! At decode a projection multiplies one row (or one row per stream) by a weight matrix, so
+//! the product is bound by how fast the weights stream from memory, not by arithmetic. The
+//! `gemm` crate behind burn-flex runs such a product on one thread (below ~7 M multiply-adds it
+//! never parallelises), and with two to eight rows it packs the weights first. Here the work
+//! is split across rayon's threads into tasks of (column chunk, row range of `w`), and each
+//! task walks its rows of `w` in memory order: every weight row segment is read once,
+//! contiguously (which the hardware prefetchers stream at full speed), and multiplied into
+//! `m` accumulator rows that stay in the L1 cache. When the columns alone do not give every
+//! thread work, the rows of `w` are split too and the partial sums are added in a fixed order
+//! (so results do not depend on scheduling).
+//!
+//! Layouts: `x` is `[m, k]` with row stride `ldx` and unit column stride; `w` is `[k, n]` with
+//! row stride `ldw` and unit column stride (burn's `Linear` layout, `[d_input, d_output]`);
+//! `out` is `[m, n]`, contiguous. Sums run in `k` order with fused multiply-adds where the CPU
+//! has them, so results differ from `gemm`'s in the last bits only.
+
+use rayon::prelude::*;
+
+/// Most rows of `x` worth taking through this kernel (measured with `cargo bench -p
+/// agentworld-model --bench few_rows`: above it, gemm's packed kernels win).
+pub const MAX_ROWS: usize = 8;
+
+/// Below this many multiply-adds a product runs on the calling thread (a fork costs more).
+const PARALLEL_MIN_MACS: usize = 1 << 16;
+
+/// Accumulator floats of one task, `m` rows by the chunk's columns: 16 KB, a quarter of L1.
+const CHUNK_FLOATS: usize = 4096;
+
+/// Fewest rows of `w` per task when the rows are split.
+const MIN_TASK_ROWS: usize = 64;
+
+/// `out[m, n] = x[m, k] @ w[k, n]` (see the module docs for layouts).
+///
+/// # Panics
+/// If a slice is shorter than its shape and stride require (a caller bug: shapes come from
+/// tensors, not from user input).
+#[allow(clippy::too_many_arguments)]
+pub fn matmul(
+    x: &[f32],
+    ldx: usize,
+    m: usize,
+    k: usize,
+    w: &[f32],
+    ldw: usize,
+    n: usize,
+    out: &mut [f32],
+) {
+    assert!(out.len() >= m * n, "out holds {} of {m}x{n}", out.len());
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        out[..m * n].fill(0.0);
+        return;
+    }
+    assert!(x.len() >= (m - 1) * ldx + k, "x is shorter than [{m}, {k}]");
+    assert!(w.len() >= (k - 1) * ldw + n, "w is shorter than [{k}, {n}]");
+    let x = Matrix { data: x, ld: ldx };
+    let w = Matrix { data: w, ld: ldw };
+    let out = &mut out[..m * n];
+
+    let parallel = m * n * k >= PARALLEL_MIN_MACS && rayon::current_num_threads() > 1;
+    let want_tasks = if parallel {
+        2 * rayon::current_num_threads()
+    } else {
+        1
+    };
+    let chunks = n.div_ceil(CHUNK_FLOATS / m).max(1);
+    let chunk_cols = n.div_ceil(chunks).next_multiple_of(16).min(n);
+    let chunks = n.div_ceil(chunk_cols);
+    let splits = want_tasks.div_ceil(chunks).min(k / MIN_TASK_ROWS).max(1);
+    let split_rows = k.div_ceil(splits);
+    let splits = k.div_ceil(split_rows);
+
+    // Each task writes its own [m, chunk] block of `partial[split]` (row stride n).
+    let mut partial = if splits == 1 {
+        Vec::new()
+    } else {
+        vec![0f32; splits * m * n]
+    };
+    let target = if splits == 1 {
+        &mut out[..]
+    } else {
+        &mut partial[..]
+    };
+    let blocks = Blocks::new(target, m, n);
+    let run = |task: usize| {
+        let (split, chunk) = (task / chunks, task % chunks);
+        let (k0, k1) = (split * split_rows, ((split + 1) * split_rows).min(k));
+        let (c0, c1) = (chunk * chunk_cols, ((chunk + 1) * chunk_cols).min(n));
+        let mut acc = vec![0f32; m * (c1 - c0)];
+        rows_times_block(&x, m, &w, k0..k1, c0..c1, &mut acc);
+        // SAFETY: task (split, chunk) is the only writer of that block.
+        unsafe { blocks.write(split, c0, c1, &acc) };
+    };
+    if parallel {
+        (0..splits * chunks).into_par_iter().for_each(run);
+    } else {
+        (0..splits * chunks).for_each(run);
+    }
+    if splits > 1 {
+        out.copy_from_slice(&partial[..m * n]);
+        for part in partial[m * n..].chunks_exact(m * n) {
+            for (o, p) in out.iter_mut().zip(part) {
+                *o += p;
+            }
+        }
+    }
+}
+
+/// A row-major matrix: `ld` floats between rows, unit column stride.
+struct Matrix<'a> {
+    data: &'a [f32],
+    ld: usize,
+}
+
+/// `splits` stacked `[m, n]` outputs that tasks fill in disjoint `[m, c0..c1]` blocks.
+struct Blocks {
+    ptr: *mut f32,
+    len: usize,
+    m: usize,
+    n: usize,
+}
+
+// SAFETY: tasks write disjoint blocks only (see `Blocks::write`).
+unsafe impl Send for Blocks {}
+unsafe impl Sync for Blocks {}
+
+impl Blocks {
+    fn new(target: &mut [f32], m: usize, n: usize) -> Self {
+        Self {
+            ptr: target.as_mut_ptr(),
+            len: target.len(),
+            m,
+            n,
+        }
+    }
+
+    /// Copies `acc` (`[m, c1 - c0]`) into output `split`, columns `c0..c1`.
+    ///
+    /// # Safety
+    /// No other thread writes the same `(split, c0..c1)` block meanwhile.
+    unsafe fn write(&self, split: usize, c0: usize, c1: usize, acc: &[f32]) {
+        let width = c1 - c0;
+        for (i, row) in acc.chunks_exact(width).enumerate() {
+            let at = (split * self.m + i) * self.n + c0;
+            assert!(at + width <= self.len);
+            // SAFETY: in bounds (checked); disjoint from other tasks' blocks (caller).
+            unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), self.ptr.add(at), width) };
+        }
+    }
+}
+
+/// `acc[i, :] = sum_{t in rows} x[i, t] * w[t, cols]`, `acc` being `[m, cols.len()]`.
+fn rows_times_block(
+    x: &Matrix,
+    m: usize,
+    w: &Matrix,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    acc: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if fma_available() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked above).
+        unsafe { rows_times_block_avx2(x, m, w, rows, cols, acc) };
+        return;
+    }
+    rows_times_block_with::<false>(x, m, w, rows, cols, acc);
+}
+
+#[cfg(target_arch = "x86_64")]
+fn fma_available() -> bool {
+    use std::sync::OnceLock;
+    static FMA: OnceLock<bool> = OnceLock::new();
+    *FMA.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn rows_times_block_avx2(
+    x: &Matrix,
+    m: usize,
+    w: &Matrix,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    acc: &mut [f32],
+) {
+    rows_times_block_with::<true>(x, m, w, rows, cols, acc);
+}
+
+/// The loop itself: rows of `w` in memory order, four at a time (four prefetch streams, and a
+/// quarter of the accumulator traffic), each multiplied into every accumulator row (`FMA`:
+/// fused multiply-add, for CPUs that have it).
+#[inline(always)]
+fn rows_times_block_with<const FMA: bool>(
+    x: &Matrix,
+    m: usize,
+    w: &Matrix,
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+    acc: &mut [f32],
+) {
+    let width = cols.len();
+    let madd = |a: f32, xv: f32, b: f32| if FMA { xv.mul_add(b, a) } else { a + xv * b };
+    let row = |t: usize| &w.data[t * w.ld + cols.start..][..width];
+    let mut t = rows.start;
+    while t + 4 <= rows.end {
+        let (w0, w1, w2, w3) = (row(t), row(t + 1), row(t + 2), row(t + 3));
+        for (i, arow) in acc.chunks_exact_mut(width).enumerate().take(m) {
+            let xs = &x.data[i * x.ld + t..][..4];
+            let (x0, x1, x2, x3) = (xs[0], xs[1], xs[2], xs[3]);
+            for j in 0..width {
+                let s = madd(arow[j], x0, w0[j]);
+                let s = madd(s, x1, w1[j]);
+                let s = madd(s, x2, w2[j]);
+                arow[j] = madd(s, x3, w3[j]);
+            }
+        }
+        t += 4;
+    }
+    for t in t..rows.end {
+        let wrow = row(t);
+        for (i, arow) in acc.chunks_exact_mut(width).enumerate().take(m) {
+            let xv = x.data[i * x.ld + t];
+            for (a, &b) in arow.iter_mut().zip(wrow) {
+                *a = madd(*a, xv, b);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(
+        x: &[f32],
+        ldx: usize,
+        m: usize,
+        k: usize,
+        w: &[f32],
+        ldw: usize,
+        n: usize,
+    ) -> Vec<f32> {
+        let mut out = vec![0f32; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut s = 0f64;
+                for t in 0..k {
+                    s += x[i * ldx + t] as f64 * w[t * ldw + j] as f64;
+                }
+                out[i * n + j] = s as f32;
+            }
+        }
+        out
+    }
+
+    fn values(len: usize, seed: u32) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(2654435761).max(1);
+        (0..len)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                (s % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// Every row count up to past `MAX_ROWS`, column counts that are and are not multiples of
+    /// the tile widths and task width, strided `x` and `w` (views into wider matrices), and the
+    /// parallel path, all against an f64 triple loop.
+    #[test]
+    fn matches_a_triple_loop_for_every_shape() {
+        for m in 1..=MAX_ROWS + 2 {
+            for (k, n) in [(1, 1), (7, 5), (33, 64), (64, 130), (300, 257), (512, 1000)] {
+                let (ldx, ldw) = (k + 3, n + 5);
+                let x = values(m * ldx, m as u32 + 7);
+                let w = values(k * ldw, (k * n) as u32);
+                let mut out = vec![f32::NAN; m * n];
+                matmul(&x, ldx, m, k, &w, ldw, n, &mut out);
+                let want = naive(&x, ldx, m, k, &w, ldw, n);
+                for (idx, (a, b)) in out.iter().zip(&want).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-4 * (1.0 + b.abs()),
+                        "m={m} k={k} n={n} at {idx}: {a} vs {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn empty_inner_dimension_gives_zeros() {
+        let mut out = vec![f32::NAN; 6];
+        matmul(&[], 0, 2, 0, &[], 3, 3, &mut out);
+        assert_eq!(out, vec![0.0; 6]);
+    }
+}
