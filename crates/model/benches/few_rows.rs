@@ -6,13 +6,14 @@
 //! Each product reads a different copy of the weight in turn (256 MB in all), so the figures
 //! are memory bandwidth, not cache bandwidth.
 //!
-//! `cargo bench -p agentworld-model --bench few_rows [-- THREADS]` (default: every core).
+//! `cargo bench -p agentworld-model --bench few_rows [-- THREADS] [--prefill-rows]` (default: every
+//! core; 1-8 rows).
 
 use std::time::{Duration, Instant};
 
 use agentworld_model::kernels;
 use burn::backend::Flex;
-use burn::tensor::{Distribution, Tensor};
+use burn::tensor::{Distribution, Tensor, TensorData};
 
 fn time<F: FnMut() -> Tensor<Flex, 2>>(mut f: F) -> Duration {
     // Warm-up, then the median of enough runs to fill ~0.3 s.
@@ -29,6 +30,16 @@ fn time<F: FnMut() -> Tensor<Flex, 2>>(mut f: F) -> Duration {
     }
     times.sort();
     times[runs / 2]
+}
+
+/// Row counts measured: decode (1), batched decode (2-8) and, with `--prefill-rows`, the row
+/// groups an expert sees at prefill (16-64).
+fn rows_to_try() -> Vec<usize> {
+    if std::env::args().any(|a| a == "--prefill-rows") {
+        vec![1, 2, 4, 8, 16, 32, 64]
+    } else {
+        vec![1, 2, 4, 8]
+    }
 }
 
 fn main() {
@@ -60,15 +71,28 @@ fn main() {
         let ws: Vec<_> = (0..copies)
             .map(|_| Tensor::<Flex, 2>::random([k, n], normal, &dev))
             .collect();
+        let wvs: Vec<Vec<f32>> = ws
+            .iter()
+            .map(|w| w.to_data().to_vec::<f32>().expect("f32"))
+            .collect();
         let gb = (k * n * 4) as f64 / 1e9;
-        for m in [1, 2, 4, 8] {
+        for m in rows_to_try() {
             let x = Tensor::<Flex, 2>::random([m, k], normal, &dev);
             let mut i = 0;
             let mut next = || {
                 i = (i + 1) % copies;
                 ws[i].clone()
             };
-            let ours = time(|| kernels::matmul(x.clone(), next()));
+            // Our kernel on the same values as plain slices (the tensor wrapping around it
+            // costs one output allocation, included here too).
+            let xv = x.to_data().to_vec::<f32>().expect("f32");
+            let mut j = 0;
+            let ours = time(|| {
+                j = (j + 1) % copies;
+                let mut out = vec![0f32; m * n];
+                kernels::few_rows::matmul(&xv, k, m, k, &wvs[j], n, n, &mut out);
+                Tensor::<Flex, 2>::from_data(TensorData::new(out, [m, n]), &dev)
+            });
             let burn = time(|| x.clone().matmul(next()));
             println!(
                 "{:<22} {m:>3} {:>12.1} {:>12.1} {:>8.2}x",
