@@ -148,8 +148,8 @@ pub enum Act {
     /// Send these messages to the world model, then pass its output to [`WorldEnv::observe`]
     /// (or the failure to [`WorldEnv::fail`]).
     Query(Vec<Message>),
-    /// The action finished the episode; no model call is needed.
-    Finished(Step),
+    /// The action finished the episode; no model call is needed (boxed: a step is large).
+    Finished(Box<Step>),
 }
 
 /// A step between [`WorldEnv::act`] and [`WorldEnv::observe`].
@@ -298,11 +298,8 @@ impl WorldEnv {
             prompt,
         };
         if finishing {
-            return Ok(Act::Finished(self.finish_step(
-                pending,
-                None,
-                DoneReason::Finished,
-            )));
+            let step = self.finish_step(pending, None, DoneReason::Finished);
+            return Ok(Act::Finished(Box::new(step)));
         }
         let messages = self.history.messages(&pending.prompt);
         self.pending = Some(pending);

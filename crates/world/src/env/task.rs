@@ -18,7 +18,8 @@ use crate::{Domain, Error, Result};
 /// - `format`: the state format name (`agentworld parse --help` lists them; default `auto`);
 /// - `max_steps`: a per-task step limit (default: the caller's);
 /// - `actions`: scripted actions replayed instead of asking a policy (each a string, e.g.
-///   `"click('12')"`, or a JSON value such as a terminal keystroke list, written as JSON).
+///   `"click('12')"`, or a JSON value such as a terminal keystroke list, written as Python's
+///   `json.dumps` writes it, the form the benchmark's rows and our training data use).
 ///
 /// Unknown fields are an error, so a misspelt field does not silently fall back to a default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,7 +88,8 @@ fn action_texts<'de, D: Deserializer<'de>>(
             .into_iter()
             .map(|v| match v {
                 Value::String(s) => s,
-                other => other.to_string(),
+                // As the benchmark's rows write actions (Python's `json.dumps`).
+                other => crate::messages::python_json(&other),
             })
             .collect(),
     ))
@@ -157,7 +159,7 @@ mod tests {
         assert_eq!(tasks[0].id, "1");
         assert_eq!(
             tasks[0].actions.as_deref().unwrap(),
-            [r#"[{"keystrokes":"ls\n","duration":0.5}]"#, "[]"]
+            [r#"[{"keystrokes": "ls\n", "duration": 0.5}]"#, "[]"]
         );
         assert_eq!(
             (
