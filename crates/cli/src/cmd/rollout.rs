@@ -45,7 +45,8 @@ pub struct Args {
     /// Tasks file (JSONL, see below).
     #[arg(long)]
     tasks: PathBuf,
-    /// Where the trajectories go: one AgentWorldBench row per task, written as each ends.
+    /// Where the trajectories go (the file is replaced): one AgentWorldBench row per task,
+    /// written as each ends.
     #[arg(long)]
     out: PathBuf,
     /// The agent: an OpenAI-compatible server (`http://host:port` or `.../v1`). Needed unless
@@ -259,6 +260,7 @@ pub fn run(args: Args) -> Result<()> {
                     .unwrap_or(4096),
                 temperature: args.temperature.unwrap_or(0.0) as f32,
                 timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
+                peak_batch: Default::default(),
             };
             (Box::new(world), prompts)
         }
@@ -298,16 +300,19 @@ pub fn run(args: Args) -> Result<()> {
     let secs = loop_started.elapsed().as_secs_f64();
     eprintln!(
         "rollout: {} trajectories, {} steps ({} answered by the world model, {} failed) in {secs:.2}s \
-         ({:.2} steps/s, {:.2}s with loading); mean reward {:.3}; wrote {}",
+         ({:.2} world-model steps/s, {:.2}s with loading); mean reward {:.3}; wrote {}",
         totals.trajectories,
         totals.steps,
         totals.world_steps,
         totals.failed,
-        totals.steps as f64 / secs.max(1e-9),
+        totals.world_steps as f64 / secs.max(1e-9),
         started.elapsed().as_secs_f64(),
         totals.reward / totals.trajectories.max(1) as f64,
         args.out.display()
     );
+    if let Some(line) = world.report() {
+        eprintln!("rollout: world model: {line}");
+    }
     if totals.failed > 0 {
         bail!(
             "{} trajectories ended on a call that failed after its retries; their steps and \

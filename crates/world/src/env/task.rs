@@ -99,10 +99,11 @@ fn action_texts<'de, D: Deserializer<'de>>(
 ///
 /// # Errors
 /// [`Error::Json`] with the 1-based line of the first line that is not a task (bad JSON, an
-/// unknown domain or field, a missing id), or of a repeated id.
+/// unknown domain, field or state format, a missing id), or of a repeated id.
 pub fn parse_tasks(text: &str) -> Result<Vec<Task>> {
     let mut tasks: Vec<Task> = Vec::new();
     let mut seen = std::collections::HashMap::new();
+    let registry = crate::state::Registry::standard();
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim();
         if trimmed.is_empty() || trimmed.starts_with("//") {
@@ -112,6 +113,18 @@ pub fn parse_tasks(text: &str) -> Result<Vec<Task>> {
             line: i + 1,
             message: e.to_string(),
         })?;
+        if let Some(format) = task.format.as_deref()
+            && format != "auto"
+            && registry.get(format).is_none()
+        {
+            return Err(Error::Json {
+                line: i + 1,
+                message: format!(
+                    "unknown state format `{format}`; valid formats are: auto, {}",
+                    registry.names().join(", ")
+                ),
+            });
+        }
         if let Some(first) = seen.insert(task.id.clone(), i + 1) {
             return Err(Error::Json {
                 line: i + 1,
@@ -186,6 +199,11 @@ mod tests {
                 "unknown field",
             ),
             ("{\"domain\": \"os\"}", 1, "missing field `id`"),
+            (
+                "{\"id\": 1, \"domain\": \"os\", \"format\": \"pdf\"}",
+                1,
+                "unknown state format `pdf`",
+            ),
             (
                 "{\"id\": 1, \"domain\": \"os\"}\n{\"id\": \"1\", \"domain\": \"os\"}",
                 2,

@@ -6,6 +6,7 @@
 //! concurrent environments decode together in one forward pass per token instead of queueing
 //! one by one. The endpoint takes concurrent HTTP requests, one per environment thread.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use agentworld_engine::GenerateParams;
@@ -27,6 +28,11 @@ pub trait WorldModel: Sync {
     /// # Errors
     /// [`CallError`], retryable for timeouts, transport errors, 5xx and a full queue.
     fn complete(&self, messages: &[Message], seed: u64) -> Result<String, CallError>;
+
+    /// One line on how the model ran, for the summary (`None`: nothing to say).
+    fn report(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A world model on an OpenAI-compatible server (vLLM, SGLang, `agentworld serve`).
@@ -66,6 +72,8 @@ pub struct LocalWorld {
     pub temperature: f32,
     /// Longest wait for one step's output; the generation is cancelled after it.
     pub timeout: Duration,
+    /// The most sequences seen decoding together (sampled as output arrives).
+    pub peak_batch: AtomicUsize,
 }
 
 impl WorldModel for LocalWorld {
@@ -115,7 +123,11 @@ impl WorldModel for LocalWorld {
             let mut out = String::new();
             while let Some(event) = events.recv().await {
                 match event {
-                    JobEvent::Text { text, .. } => out.push_str(&text),
+                    JobEvent::Text { text, .. } => {
+                        let running = self.handle.metrics.running.load(Ordering::Relaxed);
+                        self.peak_batch.fetch_max(running, Ordering::Relaxed);
+                        out.push_str(&text);
+                    }
                     JobEvent::Done(_) => return Ok(out),
                     JobEvent::Failed(message) => {
                         return Err(fail(format!("local engine: {message}"), false));
@@ -136,5 +148,12 @@ impl WorldModel for LocalWorld {
                     true,
                 ))
             })
+    }
+
+    fn report(&self) -> Option<String> {
+        Some(format!(
+            "peak decode batch {}",
+            self.peak_batch.load(Ordering::Relaxed)
+        ))
     }
 }
