@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use agentworld_world::Row;
 use agentworld_world::row::parse_jsonl;
-use common::{agentworld, text};
+use common::{Serve, agentworld, text};
 use serde_json::{Value, json};
 
 /// What a fake server answers: HTTP status and JSON body, after an optional delay.
@@ -230,6 +230,51 @@ fn thirty_two_envs_against_the_demo_model_lose_no_step() {
     }
     eprintln!(
         "demo model, 32 envs x 2 steps: {:.1}s wall (binary, model load included)\n{log}",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn thirty_two_envs_against_agentworld_serve_on_loopback() {
+    let server = Serve::start_with(32, &[]);
+    let policy = policy_server();
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = tasks_file(dir.path(), 32, true);
+    let out = dir.path().join("trajectories.jsonl");
+    let started = Instant::now();
+    let run = agentworld(&[
+        "rollout",
+        "--policy-endpoint",
+        &policy,
+        "--world-endpoint",
+        &server.url,
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--concurrency",
+        "32",
+        "--max-tokens",
+        "48",
+        "--temperature",
+        "0",
+    ]);
+    let log = text(&run.stderr);
+    assert!(run.status.success(), "{log}");
+    let rows = read_rows(&out);
+    check_rows(&rows, 32, 2);
+    // The server splits the thinking off (`reasoning_content`); it is put back in front.
+    let generations: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| r.extra["steps"].as_array().unwrap())
+        .filter_map(|s| s["generation"].as_str())
+        .collect();
+    assert!(
+        generations.iter().any(|g| g.contains("\n</think>\n\n")),
+        "{generations:?}"
+    );
+    eprintln!(
+        "agentworld serve (demo model), 32 envs x 2 steps: {:.1}s\n{log}",
         started.elapsed().as_secs_f64()
     );
 }
