@@ -479,6 +479,43 @@ fn a_world_model_that_is_down_is_reported_in_every_trajectory() {
 }
 
 #[test]
+fn a_local_step_past_its_timeout_is_cancelled_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("tasks.jsonl");
+    // A long state and no token limit: each step takes well over 0.1 s on any machine.
+    let state = "user@sandbox:~$ ls\nlog.txt  notes.txt\n".repeat(20);
+    let line = json!({"id": "slow", "domain": "terminal", "state": state,
+                      "actions": [[{"keystrokes": "ls\n", "duration": 0.5}]]});
+    std::fs::write(&tasks, format!("{line}\n")).unwrap();
+    let out = dir.path().join("t.jsonl");
+    let run = agentworld(&[
+        "rollout",
+        "--tasks",
+        tasks.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--max-tokens",
+        "2048",
+        "--timeout",
+        "0.1",
+        "--attempts",
+        "2",
+        "--retry-delay",
+        "0",
+    ]);
+    let log = text(&run.stderr);
+    assert!(!run.status.success(), "{log}");
+    let rows = read_rows(&out);
+    let step = &rows[0].extra["steps"][0];
+    assert_eq!(step["calls"]["world_attempts"], 2, "{step}");
+    assert!(
+        step["error"].as_str().unwrap().contains("no answer within"),
+        "{step}"
+    );
+    assert_eq!(rows[0].extra["done_reason"], "failed");
+}
+
+#[test]
 fn bad_tasks_name_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let tasks = dir.path().join("tasks.jsonl");
