@@ -6,6 +6,7 @@ pub mod diff;
 pub mod eval;
 pub mod inspect;
 pub mod parse;
+pub mod rollout;
 pub mod serve;
 pub mod simulate;
 pub mod train;

@@ -41,6 +41,8 @@ enum Command {
     Eval(cmd::eval::Args),
     /// Serve a model over an OpenAI-compatible HTTP API, with continuous batching.
     Serve(cmd::serve::Args),
+    /// Run an agent policy against a world model in many environments at once (Sim RL).
+    Rollout(cmd::rollout::Args),
     /// Measure prefill, decode and memory beside transformers/PyTorch on the same checkpoint.
     Bench(cmd::bench::Args),
 }
@@ -56,6 +58,7 @@ fn main() {
         Command::Train(args) => cmd::train::run(args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Serve(args) => cmd::serve::run(args),
+        Command::Rollout(args) => cmd::rollout::run(args),
         Command::Bench(args) => cmd::bench::run(args),
     };
     if let Err(e) = result {

@@ -3,11 +3,10 @@
 //! `simulate --endpoint` and `eval infer --endpoint`.
 
 mod common;
-use common::{agentworld, repo, text};
+use common::{Serve, agentworld, repo, text};
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,47 +16,6 @@ use agentworld_text::{ChatTemplate, GenerationConfig, Tokenizer};
 
 fn demo() -> PathBuf {
     repo().join("public/models/agentworld-demo")
-}
-
-/// A running `agentworld serve`; killed when dropped.
-struct Serve {
-    child: Child,
-    url: String,
-}
-
-impl Serve {
-    /// Starts the server on a free port and waits for its "listening on" line.
-    fn start(extra: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agentworld"))
-            .args(["serve", "--port", "0", "--max-batch", "8"])
-            .args(extra)
-            .current_dir(repo())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary runs");
-        let stderr = child.stderr.take().unwrap();
-        let mut lines = BufReader::new(stderr).lines();
-        let url = loop {
-            let line = lines
-                .next()
-                .expect("serve printed its address before exiting")
-                .unwrap();
-            if let Some((_, url)) = line.split_once("listening on ") {
-                break url.trim().to_owned();
-            }
-        };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines.by_ref() {});
-        Self { child, url }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 #[test]

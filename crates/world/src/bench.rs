@@ -7,8 +7,8 @@
 //! 1. **infer**: [`infer_messages`] builds the chat request for a row; the raw model output is
 //!    stored as `generation` and the extracted observation as `prediction` ([`set_inference`]).
 //!    Extraction itself (the benchmark's output parser) lives in
-//!    `agentworld_text::observation::extract_observation`; this crate does not depend on the text
-//!    crate, so the caller extracts and passes the result in.
+//!    `agentworld_text::observation::extract_observation`; the caller extracts and passes the
+//!    result in, so a row can hold another extractor's output.
 //! 2. **judge**: [`judge_messages`] builds the judge request (system: the domain's judge prompt;
 //!    user: context, current turn, simulated and real observation, rubric); [`parse_verdict`]
 //!    reads the judge's answer; [`JudgeOutcome::write_into`] stores the scores in the row under

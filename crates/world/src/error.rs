@@ -85,6 +85,10 @@ pub enum Error {
         /// Why.
         message: String,
     },
+    /// A [`WorldEnv`](crate::env::WorldEnv) call out of order (a step on a finished episode,
+    /// an observation with no pending step).
+    #[error("environment: {0}")]
+    Env(String),
     /// A state format name that is not registered.
     #[error("unknown state format `{given}`; valid formats are: auto, {valid}")]
     UnknownFormat {

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod data;
 pub mod diff;
 pub mod domain;
+pub mod env;
 pub mod error;
 pub mod messages;
 pub mod prompts;
@@ -13,6 +14,7 @@ pub mod row;
 pub mod state;
 
 pub use domain::Domain;
+pub use env::{Act, EnvConfig, Step, Task, WorldEnv};
 pub use error::{Error, Result};
 pub use messages::{History, Message, Role, Turn, TurnAction};
 pub use prompts::PromptSet;

@@ -4,7 +4,7 @@
 mod infer;
 mod judge;
 mod local;
-mod pool;
+pub(crate) mod pool;
 mod rows;
 mod score;
 

@@ -44,9 +44,13 @@ pub struct Args {
     served_model_name: Option<String>,
 }
 
-struct Load {
-    dir: PathBuf,
-    config: ServeConfig,
+/// Loads a model directory onto a new engine thread (`agentworld rollout` runs its local
+/// world model this way too).
+pub(crate) struct Load {
+    /// The model directory.
+    pub(crate) dir: PathBuf,
+    /// Batch and queue sizes.
+    pub(crate) config: ServeConfig,
 }
 
 impl OnBackend for Load {

@@ -120,9 +120,49 @@ fn target_warnings(action: &Action, state: &str) {
     }
 }
 
+/// The card (`agentworld.json`) of a local model directory, which must hold a model.
+pub(crate) fn model_card(model_dir: &std::path::Path) -> Result<Option<ModelCard>> {
+    if !model_dir.join("config.json").is_file() {
+        bail!(
+            "no model at {}: pass --model DIR (a Hugging Face folder) or --endpoint URL, or build the demo model with `agentworld train demo`",
+            model_dir.display()
+        );
+    }
+    match std::fs::read_to_string(model_dir.join("agentworld.json")) {
+        Ok(t) => Ok(Some(serde_json::from_str(&t).with_context(|| {
+            format!("{}/agentworld.json", model_dir.display())
+        })?)),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The system prompts: `--prompts-dir`, else the model card's own prompts (the demo model's),
+/// else the built-in ones.
+pub(crate) fn prompt_set(
+    prompts_dir: Option<&std::path::Path>,
+    card: Option<&ModelCard>,
+    model_dir: &std::path::Path,
+) -> Result<PromptSet> {
+    Ok(match (prompts_dir, card) {
+        (Some(dir), _) => PromptSet::from_dir(dir)?,
+        (
+            None,
+            Some(ModelCard {
+                prompts_dir: Some(p),
+                ..
+            }),
+        ) => PromptSet::from_dir(model_dir.join(p))?,
+        _ => PromptSet::builtin(),
+    })
+}
+
 /// The state in the representation the model expects (the demo model reads Android trees in
 /// android-compact form).
-fn prepare_state(domain: Domain, text: String, card: Option<&ModelCard>) -> Result<String> {
+pub(crate) fn prepare_state(
+    domain: Domain,
+    text: String,
+    card: Option<&ModelCard>,
+) -> Result<String> {
     let wants_compact = card
         .and_then(|c| c.state_formats.get(domain.as_str()))
         .is_some_and(|f| f == "android-compact");
@@ -177,19 +217,7 @@ pub fn run(args: Args) -> Result<()> {
     let card: Option<ModelCard> = if args.endpoint.is_some() {
         None
     } else {
-        if !model_dir.join("config.json").is_file() {
-            bail!(
-                "no model at {}: pass --model DIR (a Hugging Face folder) or --endpoint URL, or build the demo model with `agentworld train demo`",
-                model_dir.display()
-            );
-        }
-        match std::fs::read_to_string(model_dir.join("agentworld.json")) {
-            Ok(t) => Some(
-                serde_json::from_str(&t)
-                    .with_context(|| format!("{}/agentworld.json", model_dir.display()))?,
-            ),
-            Err(_) => None,
-        }
+        model_card(&model_dir)?
     };
     if let Some(c) = &card
         && !c.domains.is_empty()
@@ -202,17 +230,7 @@ pub fn run(args: Args) -> Result<()> {
             domain.as_str()
         );
     }
-    let prompts = match (&args.prompts_dir, &card) {
-        (Some(dir), _) => PromptSet::from_dir(dir)?,
-        (
-            None,
-            Some(ModelCard {
-                prompts_dir: Some(p),
-                ..
-            }),
-        ) => PromptSet::from_dir(model_dir.join(p))?,
-        _ => PromptSet::builtin(),
-    };
+    let prompts = prompt_set(args.prompts_dir.as_deref(), card.as_ref(), &model_dir)?;
     let state_text = match &args.state {
         Some(p) => Some(
             std::fs::read_to_string(p).with_context(|| format!("reading state {}", p.display()))?,

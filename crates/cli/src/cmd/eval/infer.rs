@@ -4,7 +4,7 @@
 //! `prediction`.
 //!
 //! Extraction is `agentworld_text::observation::extract_observation`; the world crate, which
-//! holds the rest of the pipeline, does not depend on the text crate, so it happens here.
+//! holds the rest of the pipeline, takes the extracted text from its caller, so it happens here.
 
 use std::path::PathBuf;
 

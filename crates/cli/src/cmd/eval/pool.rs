@@ -67,12 +67,22 @@ impl HttpArgs {
         model: &str,
         messages: &serde_json::Value,
     ) -> std::result::Result<ChatReply, CallError> {
+        self.with_retries(|| self.chat_once(endpoint, model, messages))
+            .0
+    }
+
+    /// Runs `call` up to `--attempts` times while its failure is retryable, waiting
+    /// [`Self::backoff`] before each retry. Returns the last result and the number of calls.
+    pub fn with_retries<T>(
+        &self,
+        mut call: impl FnMut() -> std::result::Result<T, CallError>,
+    ) -> (std::result::Result<T, CallError>, usize) {
         let mut attempt = 0;
         loop {
             std::thread::sleep(self.backoff(attempt));
-            match self.chat_once(endpoint, model, messages) {
+            match call() {
                 Err(e) if e.retryable && attempt + 1 < self.attempts.max(1) => attempt += 1,
-                other => return other,
+                other => return (other, attempt + 1),
             }
         }
     }
@@ -156,6 +166,39 @@ mod tests {
         seen.sort_unstable();
         assert_eq!(seen, (0..50).collect::<Vec<_>>());
         run(0, 4, |j| j, |_, _| panic!("no jobs")).unwrap();
+    }
+
+    #[test]
+    fn retries_stop_at_success_or_a_final_error() {
+        let http = HttpArgs {
+            endpoint: None,
+            model_name: None,
+            api_key: None,
+            concurrency: 1,
+            timeout: 1.0,
+            attempts: 3,
+            retry_delay: 0.0,
+            temperature: 0.0,
+            max_tokens: 1,
+        };
+        let fail = |retryable| CallError {
+            message: "x".into(),
+            retryable,
+        };
+        let mut calls = 0;
+        let (r, n) = http.with_retries(|| {
+            calls += 1;
+            if calls < 2 {
+                Err(fail(true))
+            } else {
+                Ok(calls)
+            }
+        });
+        assert_eq!((r, n), (Ok(2), 2));
+        let (r, n) = http.with_retries(|| Err::<(), _>(fail(true)));
+        assert_eq!((r.is_err(), n), (true, 3));
+        let (r, n) = http.with_retries(|| Err::<(), _>(fail(false)));
+        assert_eq!((r.is_err(), n), (true, 1));
     }
 
     #[test]
