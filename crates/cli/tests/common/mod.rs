@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output, Stdio};
 
 /// The repository root (two levels above this crate).
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    manifest_dir().join("../..")
 }
 
 /// Runs `agentworld ARGS` from the repository root and waits for it.
@@ -76,4 +76,13 @@ impl Drop for Serve {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// This package's directory: `CARGO_MANIFEST_DIR` as cargo sets it when it runs the test (so a
+/// test binary cached from a checkout at another path still reads this checkout's files), or
+/// as it was at compile time.
+fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }

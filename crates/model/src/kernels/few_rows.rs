@@ -61,18 +61,19 @@ pub fn matmul(
     let w = Matrix { data: w, ld: ldw };
     let out = &mut out[..m * n];
 
-    let parallel = m * n * k >= PARALLEL_MIN_MACS && rayon::current_num_threads() > 1;
-    let want_tasks = if parallel {
-        2 * rayon::current_num_threads()
-    } else {
-        1
-    };
+    // The row split depends on the shape of `w` and the thread count only, never on `m`, so a
+    // row's sums are bit-identical whichever batch it is decoded in.
+    let threads = rayon::current_num_threads();
+    let parallel = m * n * k >= PARALLEL_MIN_MACS && threads > 1;
+    let splits = (2 * threads)
+        .div_ceil(n.div_ceil(CHUNK_FLOATS / MAX_ROWS))
+        .min(k / MIN_TASK_ROWS)
+        .max(1);
+    let split_rows = k.div_ceil(splits);
+    let splits = k.div_ceil(split_rows);
     let chunks = n.div_ceil(CHUNK_FLOATS / m).max(1);
     let chunk_cols = n.div_ceil(chunks).next_multiple_of(16).min(n);
     let chunks = n.div_ceil(chunk_cols);
-    let splits = want_tasks.div_ceil(chunks).min(k / MIN_TASK_ROWS).max(1);
-    let split_rows = k.div_ceil(splits);
-    let splits = k.div_ceil(split_rows);
 
     // Each task writes its own [m, chunk] block of `partial[split]` (row stride n).
     let mut partial = if splits == 1 {
@@ -290,6 +291,25 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A row's result does not depend on how many other rows share the product (batched decode
+    /// gives each sequence exactly what it gets alone).
+    #[test]
+    fn a_row_gets_the_same_bits_in_any_batch() {
+        let (k, n) = (1024, 768);
+        let x = values(MAX_ROWS * k, 3);
+        let w = values(k * n, 4);
+        let mut all = vec![0f32; MAX_ROWS * n];
+        matmul(&x, k, MAX_ROWS, k, &w, n, n, &mut all);
+        for m in 1..MAX_ROWS {
+            let mut some = vec![0f32; m * n];
+            matmul(&x, k, m, k, &w, n, n, &mut some);
+            assert!(
+                some == all[..m * n],
+                "{m} rows differ from the same rows among {MAX_ROWS}"
+            );
         }
     }
 

@@ -17,7 +17,7 @@ type B = burn::backend::Flex;
 
 /// The demo model of this checkout.
 pub fn demo_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../public/models/agentworld-demo")
+    manifest_dir().join("../../public/models/agentworld-demo")
 }
 
 /// A running server; it stops when the test's runtime ends.
@@ -241,4 +241,13 @@ pub fn chat(content: &str, max_tokens: u32) -> Value {
         "max_tokens": max_tokens,
         "temperature": 0,
     })
+}
+
+/// This package's directory: `CARGO_MANIFEST_DIR` as cargo sets it when it runs the test (so a
+/// test binary cached from a checkout at another path still reads this checkout's files), or
+/// as it was at compile time.
+fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
