@@ -195,10 +195,14 @@ fn reset_peak_rss() -> bool {
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
-/// Bytes per second of `y = x + 0` over a 1 GiB float tensor on a device (read + write
-/// counted); the best of five, each synchronised by a one-element read-back.
+/// Bytes per second of `y = y + 1` over a float tensor on a device (read + write counted),
+/// sixteen passes per timing; the best of five timings, each synchronised by a one-element
+/// read-back. The tensor is 1 GiB on CUDA (long enough to hide launch latency on an H200) and
+/// 64 MiB elsewhere, under every wgpu adapter's buffer limit (lavapipe refuses 256 MiB).
 fn device_copy_bandwidth<B: Backend>(device: &B::Device) -> Result<f64> {
-    let n = 1usize << 28;
+    const PASSES: usize = 16;
+    let cuda = B::name(device).to_lowercase().contains("cuda");
+    let n = if cuda { 1usize << 28 } else { 1usize << 24 };
     let x = Tensor::<B, 1>::ones([n], device);
     let sync = |t: Tensor<B, 1>| -> Result<()> {
         t.narrow(0, 0, 1)
@@ -208,14 +212,20 @@ fn device_copy_bandwidth<B: Backend>(device: &B::Device) -> Result<f64> {
             .map_err(|e| anyhow::anyhow!("reading back: {e:?}"))?;
         Ok(())
     };
-    sync(x.clone().add_scalar(0.0))?;
+    let passes = |mut y: Tensor<B, 1>| {
+        for _ in 0..PASSES {
+            y = y.add_scalar(1.0);
+        }
+        y
+    };
+    sync(passes(x.clone()))?;
     let mut best = f64::MAX;
     for _ in 0..5 {
         let t = Instant::now();
-        sync(x.clone().add_scalar(0.0))?;
+        sync(passes(x.clone()))?;
         best = best.min(t.elapsed().as_secs_f64());
     }
-    let bytes = (2 * n * std::mem::size_of::<B::FloatElem>()) as f64;
+    let bytes = (PASSES * 2 * n * std::mem::size_of::<B::FloatElem>()) as f64;
     Ok(bytes / best)
 }
 
