@@ -5,8 +5,7 @@
 // usage: node e2e.mjs BASE_URL OUT_DIR        (CHROMIUM=path overrides the browser)
 import { chromium } from 'playwright-core';
 import { execSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [base, outDir] = process.argv.slice(2);
@@ -16,15 +15,14 @@ if (!base || !outDir) {
 }
 mkdirSync(outDir, { recursive: true });
 const executablePath = process.env.CHROMIUM || execSync('command -v chromium').toString().trim();
-const profile = mkdtempSync(join(tmpdir(), 'aw-chromium-'));
 const browser = await chromium.launch({
   executablePath,
   headless: true,
   args: [
     '--headless=new', '--no-sandbox', '--disable-gpu-sandbox', '--disable-dev-shm-usage',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--no-first-run', `--user-data-dir=${profile}`,
-  ],
+    '--no-first-run',
+  ], // playwright gives each launch a fresh temporary profile (--user-data-dir)
 });
 
 let failures = 0;
@@ -37,7 +35,12 @@ const page = await browser.newPage({ viewport: { width: 1500, height: 1100 } });
 const pageErrors = [];
 const dialogs = [];
 page.on('pageerror', (e) => pageErrors.push(String(e)));
-page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+// Console errors count, except the CSP refusing what a hostile page asks for (that is the
+// point of the CSP) and 404s of resources a hostile page names.
+page.on('console', (m) => {
+  const t = m.text();
+  if (m.type() === 'error' && !t.includes('Content Security Policy') && !t.includes('404')) pageErrors.push(t);
+});
 page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
 
 const STEP_TIMEOUT = 180_000;
@@ -101,6 +104,7 @@ await page.waitForFunction(() => (document.querySelector('[data-testid=page-befo
 const frame = page.locator('[data-testid=page-before]');
 check((await frame.getAttribute('sandbox')) === '', 'web: the page is in an iframe with sandbox=""');
 const inner = page.frameLocator('[data-testid=page-before]');
+await inner.locator('button', { hasText: 'Checkout' }).waitFor({ timeout: 10_000 });
 check((await inner.locator('button', { hasText: 'Remove' }).count()) === 2, 'web: the page renders its two Remove buttons');
 await page.locator('[data-testid=tree-before] li', { hasText: '#27' }).first().click();
 check((await page.inputValue('[data-testid=action]')) === "click('27')", 'web: clicking bid 27 in the DOM tree composes click(\'27\')');
@@ -108,6 +112,8 @@ check(await runStep(), 'web: the step ran without an error');
 check((await count('[data-testid=page-after]')) === 1, 'web: the predicted page is drawn in a second frame');
 check((await page.locator('[data-testid=page-after]').getAttribute('sandbox')) === '', 'web: the predicted page is sandboxed too');
 check((await text('[data-testid=output]')).length > 0, 'web: the answer streamed');
+const box = await page.locator('[data-testid=page-before]').boundingBox();
+check(box && box.width > 300, `web: the page before is drawn wide enough (${box && Math.round(box.width)} px)`);
 await page.screenshot({ path: join(outDir, 'web.png'), fullPage: true });
 
 // --- Untrusted HTML renders inert: scripts, handlers and javascript: URLs are gone.

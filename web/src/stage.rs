@@ -50,7 +50,7 @@ struct Side {
 }
 
 /// Draws one side for the domain.
-fn side_view(ctx: Ctx, domain: Domain, side: Side, name: &'static str) -> AnyView {
+fn side_view(ctx: Ctx, domain: Domain, side: Side, name: &'static str, pair: bool) -> AnyView {
     let tree = side.parsed.tree.clone();
     let selected: Signal<Option<usize>> = if side.current {
         ctx.selected.into()
@@ -110,7 +110,11 @@ fn side_view(ctx: Ctx, domain: Domain, side: Side, name: &'static str) -> AnyVie
             } else {
                 Frame::Desktop
             };
-            let width = if frame == Frame::Phone { 300.0 } else { 560.0 };
+            let width = match (frame, pair) {
+                (Frame::Phone, _) => 300.0,
+                (Frame::Desktop, false) => 820.0,
+                (Frame::Desktop, true) => 470.0,
+            };
             view! {
                 <Screen tree=t.clone() frame=frame marks=side.marks.clone() on_pick=on_pick selected=selected width=width testid=format!("screen-{name}") />
                 <details class="hier"><summary>"Hierarchy"</summary>
@@ -228,9 +232,9 @@ pub fn Stage() -> impl IntoView {
                 });
                 view! {
                     <div class="sides" class:pair=has_after>
-                        {side_view(ctx, domain, b, "before")}
+                        {side_view(ctx, domain, b, "before", has_after || ctx.running.get())}
                         {pending}
-                        {a.map(|a| side_view(ctx, domain, a, "after"))}
+                        {a.map(|a| side_view(ctx, domain, a, "after", true))}
                     </div>
                     {summary}
                 }

@@ -11,7 +11,7 @@ use crate::sanitize::{Marks, srcdoc};
 /// The escaped text of a non-HTML state as a document.
 fn text_doc(text: &str) -> String {
     let mut out = String::from(
-        "<!DOCTYPE html><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'\">\
+        "<!DOCTYPE html><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
          <pre style=\"white-space:pre-wrap;font:12px monospace\">",
     );
     for c in text.chars() {
