@@ -4,6 +4,7 @@
 # the trunk toolchain cannot be had; any failed check exits non-zero.
 #
 # usage: web/e2e/run.sh [OUT_DIR]     (default OUT_DIR: $CARGO_TARGET_DIR/web-e2e)
+# WEB_CARGO_TARGET_DIR, when set, is the target folder of the wasm build (default: the same).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -19,7 +20,7 @@ export CHROMIUM
 command -v trunk >/dev/null || skip "trunk is not installed (.ci/web installs it)"
 
 echo "== trunk build (offline)"
-(cd web && trunk build --offline)
+(cd web && CARGO_TARGET_DIR="${WEB_CARGO_TARGET_DIR:-$TARGET}" trunk build --offline)
 
 echo "== agentworld serve"
 cargo build -p agentworld-cli

@@ -116,10 +116,12 @@ fn side_view(ctx: Ctx, domain: Domain, side: Side, name: &'static str, pair: boo
                 (Frame::Desktop, true) => 470.0,
             };
             view! {
-                <Screen tree=t.clone() frame=frame marks=side.marks.clone() on_pick=on_pick selected=selected width=width testid=format!("screen-{name}") />
-                <details class="hier"><summary>"Hierarchy"</summary>
-                    <TreeView tree=t marks=side.marks.clone() open_along=side.open.clone() on_pick=on_pick selected=selected testid=format!("tree-{name}") />
-                </details>
+                <div class="screen-row">
+                    <Screen tree=t.clone() frame=frame marks=side.marks.clone() on_pick=on_pick selected=selected width=width testid=format!("screen-{name}") />
+                    <details class="hier" open=frame == Frame::Phone><summary>"Hierarchy"</summary>
+                        <TreeView tree=t marks=side.marks.clone() open_along=side.open.clone() on_pick=on_pick selected=selected testid=format!("tree-{name}") />
+                    </details>
+                </div>
             }
             .into_any()
         }

@@ -156,8 +156,8 @@ pub fn Screen(
         Frame::Desktop => "screen desktop",
     };
     view! {
-        <div class=class data-testid=testid style=format!("width:{width:.0}px")>
-            <div class="glass" style=format!("height:{height:.0}px")>{boxes}</div>
+        <div class=class data-testid=testid>
+            <div class="glass" style=format!("width:{width:.0}px;height:{height:.0}px")>{boxes}</div>
         </div>
     }
 }
