@@ -121,7 +121,8 @@ const evil = '<html><body><h1 bid="1" onmouseover="alert(1)">Hi</h1><script>aler
   '<img bid="2" src="x" onerror="alert(3)"><a bid="3" href="javascript:alert(4)">link</a>' +
   `<p bid="4" title="${'x'.repeat(5000)}">big</p><iframe srcdoc="<script>alert(5)</script>"></iframe></body></html>`;
 await page.click('[data-testid=domain-web]');
-await page.waitForSelector('[data-testid=page-before]');
+// Wait for the example the domain switch loads, so it cannot land after the pasted page.
+await page.waitForFunction(() => (document.querySelector('[data-testid=page-before]')?.getAttribute('srcdoc') ?? '').includes('Green Leaf'));
 await page.evaluate(() => document.querySelector('details.state-text').open = true);
 await page.fill('[data-testid=state]', evil);
 await page.locator('[data-testid=state]').dispatchEvent('change');
