@@ -21,7 +21,7 @@ const browser = await chromium.launch({
   args: [
     '--headless=new', '--no-sandbox', '--disable-gpu-sandbox', '--disable-dev-shm-usage',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--no-first-run',
+    '--no-first-run', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader',
   ], // playwright gives each launch a fresh temporary profile (--user-data-dir)
 });
 
@@ -135,6 +135,43 @@ await page.frameLocator('[data-testid=page-before]').locator('h1').hover();
 await page.waitForTimeout(300);
 check(dialogs.length === 0, `untrusted: no script ran (dialogs: ${dialogs.length})`);
 check((await count('.note.inert')) > 0, 'untrusted: the page says what it made inert');
+
+// --- The in-browser engine (only when its worker was built: AGENTWORLD_WEB_WORKER=1): on
+// WebGPU (SwiftShader), then in a browser without WebGPU, on the CPU fallback.
+async function inBrowser(p, expect, shot) {
+  await p.goto(base + '/');
+  await p.waitForSelector('[data-testid=screen-before] .node', { timeout: 60_000 });
+  await p.evaluate(() => document.querySelector('details.system').open = true);
+  await p.fill('details.system input[type=number][min="1"]', '6');
+  await p.locator('details.system input[type=number][min="1"]').dispatchEvent('change');
+  await p.check('[data-testid=in-browser]');
+  await p.waitForFunction(
+    () => /in this page on|failed/.test(document.querySelector('[data-testid=local-status]')?.textContent ?? ''),
+    null, { timeout: STEP_TIMEOUT },
+  );
+  const status = await p.locator('[data-testid=local-status]').innerText();
+  check(status.includes(expect), `in-browser: the model loaded (${status})`);
+  await p.click('[data-testid=run]');
+  await p.waitForFunction(
+    () => document.querySelector('[data-testid=error]') || (document.querySelector('[data-testid=status]')?.textContent ?? '').includes('1 step'),
+    null, { timeout: STEP_TIMEOUT },
+  );
+  check((await p.locator('[data-testid=error]').count()) === 0, `in-browser (${expect}): a step ran in the page`);
+  const streamed = await p.locator('[data-testid=thinking]').innerText();
+  check(streamed.length > 0, `in-browser (${expect}): text streamed from the worker (${streamed.slice(0, 60)})`);
+  await p.screenshot({ path: join(outDir, shot), fullPage: true });
+}
+const workerBuilt = (await page.request.get(base + '/worker/agentworld_worker.js')).ok();
+if (!workerBuilt) {
+  console.log('SKIP in-browser engine: not built (trunk build with AGENTWORLD_WEB_WORKER=1)');
+} else {
+  await inBrowser(page, 'WebGPU', 'in-browser-webgpu.png');
+  const plain = await chromium.launch({ executablePath, headless: true, args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const cpuPage = await plain.newPage({ viewport: { width: 1500, height: 1100 } });
+  cpuPage.on('pageerror', (e) => pageErrors.push(String(e)));
+  await inBrowser(cpuPage, 'CPU', 'in-browser-cpu.png');
+  await plain.close();
+}
 
 check(pageErrors.length === 0, `no page errors (${pageErrors.slice(0, 3).join(' | ')})`);
 await browser.close();

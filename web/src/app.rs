@@ -52,8 +52,21 @@ pub struct Ctx {
     pub profile: RwSignal<Option<Profile>>,
     /// The system prompt of the current domain (editable).
     pub system: RwSignal<String>,
+    /// Run the model in this page (a Web Worker) instead of on a server.
+    pub in_browser: RwSignal<bool>,
+    /// What the in-browser engine says about itself (loading, backend).
+    pub local_status: RwSignal<String>,
     /// Cancels the running request.
     abort: StoredValue<Option<AbortController>, LocalStorage>,
+    /// The step being run.
+    pending: StoredValue<Option<Pending>>,
+}
+
+/// What a running step needs when its answer is in.
+struct Pending {
+    action: String,
+    sent_state: String,
+    prompt: String,
 }
 
 impl Ctx {
@@ -76,7 +89,10 @@ impl Ctx {
             max_tokens: RwSignal::new(1024),
             profile: RwSignal::new(None),
             system: RwSignal::new(agentworld_world::prompts::builtin(Domain::Android).into()),
+            in_browser: RwSignal::new(false),
+            local_status: RwSignal::new(String::new()),
             abort: StoredValue::new_local(None),
+            pending: StoredValue::new(None),
         }
     }
 
@@ -166,16 +182,27 @@ impl Ctx {
         ctx.output.set(String::new());
         ctx.run_before.set(sent_state.clone());
         ctx.running.set(true);
+        ctx.pending.set_value(Some(Pending {
+            action,
+            sent_state,
+            prompt,
+        }));
+        let sampling = Sampling {
+            temperature: ctx.temperature.get_untracked(),
+            max_tokens: ctx.max_tokens.get_untracked(),
+        };
+        if ctx.in_browser.get_untracked() {
+            if let Err(e) = crate::local::generate(ctx, &messages, sampling) {
+                ctx.fail(e);
+            }
+            return;
+        }
         let controller = AbortController::new().ok();
         let signal = controller.as_ref().map(|c| c.signal());
         ctx.abort.set_value(controller);
         let target = Target {
             base: ctx.base.get_untracked(),
             model: ctx.model.get_untracked(),
-        };
-        let sampling = Sampling {
-            temperature: ctx.temperature.get_untracked(),
-            max_tokens: ctx.max_tokens.get_untracked(),
         };
         spawn_local(async move {
             let mut failed: Option<String> = None;
@@ -184,50 +211,77 @@ impl Ctx {
                     Event::Thinking(t) => ctx.thinking.update(|s| s.push_str(&t)),
                     Event::Content(t) => ctx.output.update(|s| s.push_str(&t)),
                     Event::Error(m) => failed = Some(m),
-                    Event::Finished(r) if r == "length" => ctx.notes.update(|n| {
-                        n.push("the answer hit max tokens: the observation may be cut".into())
-                    }),
+                    Event::Finished(r) if r == "length" => ctx.note_cut(),
                     Event::Finished(_) | Event::Done => {}
                 })
                 .await;
-            ctx.running.set(false);
             ctx.abort.set_value(None);
-            if let Some(e) = result.err().or(failed) {
-                ctx.error.set(Some(e));
-                return;
+            match result.err().or(failed) {
+                Some(e) => ctx.fail(e),
+                None => ctx.complete(),
             }
-            let output = ctx.output.get_untracked();
-            // A server without a reasoning parser leaves <think> in the content.
-            let mut thinking = ctx.thinking.get_untracked();
-            if thinking.is_empty() && output.contains("</think>") {
-                thinking = output
-                    .split("</think>")
-                    .next()
-                    .unwrap_or("")
-                    .replace("<think>", "")
-                    .trim()
-                    .to_string();
-                ctx.thinking.set(thinking.clone());
-                ctx.output.set(strip_thinking(&output));
-            }
-            let observation = extract_observation(&output);
-            ctx.session.update(|s| {
-                s.system = ctx.system.get_untracked();
-                s.steps.push(Step {
-                    action,
-                    state_before: sent_state,
-                    prompt,
-                    thinking,
-                    observation: observation.clone(),
-                })
-            });
-            ctx.state.set(observation);
-            ctx.selected.set(None);
         });
+    }
+
+    /// Says that the answer hit the token limit.
+    pub fn note_cut(&self) {
+        self.notes
+            .update(|n| n.push("the answer hit max tokens: the observation may be cut".into()));
+    }
+
+    /// Ends the running step with an error.
+    pub fn fail(&self, e: String) {
+        self.running.set(false);
+        self.pending.set_value(None);
+        self.error.set(Some(e));
+    }
+
+    /// Ends the running step: its prediction becomes the current state.
+    pub fn complete(&self) {
+        let ctx = *self;
+        ctx.running.set(false);
+        let Some(Pending {
+            action,
+            sent_state,
+            prompt,
+        }) = ctx.pending.try_update_value(|p| p.take()).flatten()
+        else {
+            return;
+        };
+        let output = ctx.output.get_untracked();
+        // A server without a reasoning parser leaves <think> in the content.
+        let mut thinking = ctx.thinking.get_untracked();
+        if thinking.is_empty() && output.contains("</think>") {
+            thinking = output
+                .split("</think>")
+                .next()
+                .unwrap_or("")
+                .replace("<think>", "")
+                .trim()
+                .to_string();
+            ctx.thinking.set(thinking.clone());
+            ctx.output.set(strip_thinking(&output));
+        }
+        let observation = extract_observation(&output);
+        ctx.session.update(|s| {
+            s.system = ctx.system.get_untracked();
+            s.steps.push(Step {
+                action,
+                state_before: sent_state,
+                prompt,
+                thinking,
+                observation: observation.clone(),
+            })
+        });
+        ctx.state.set(observation);
+        ctx.selected.set(None);
     }
 
     /// Stops the running request.
     pub fn stop(&self) {
+        if self.in_browser.get_untracked() {
+            crate::local::stop();
+        }
         self.abort.with_value(|c| {
             if let Some(c) = c {
                 c.abort();
@@ -344,6 +398,16 @@ pub fn App() -> impl IntoView {
                 <label>"model "
                     <input prop:value=move || ctx.model.get() on:change=move |ev| ctx.model.set(event_target_value(&ev)) />
                 </label>
+                <label title="run the demo model in this page (WebGPU, else the CPU) instead of on the server">
+                    <input type="checkbox" data-testid="in-browser" prop:checked=move || ctx.in_browser.get()
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            ctx.in_browser.set(on);
+                            if on { crate::local::start(ctx); }
+                        } />
+                    " in this page"
+                </label>
+                <span class="status" data-testid="local-status">{move || ctx.local_status.get()}</span>
                 <span class="status" data-testid="status">
                     {move || if ctx.running.get() { "running…".to_string() } else { format!("{} step(s)", ctx.session.with(|s| s.steps.len())) }}
                 </span>

@@ -19,6 +19,8 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod compose;
 #[cfg(target_arch = "wasm32")]
+mod local;
+#[cfg(target_arch = "wasm32")]
 mod remote;
 #[cfg(target_arch = "wasm32")]
 mod stage;

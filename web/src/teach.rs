@@ -58,8 +58,8 @@ pub fn Teach() -> impl IntoView {
                 {p.experts_per_token} " of " {p.experts} " expert MLPs per token, plus one shared expert."
             </p>
             <p class="note">
-                "Which experts each layer chose for each generated token (the MoE heatmap) needs the model running in this page; "
-                "a remote server does not report routing. The in-browser engine is not built yet."
+                "Which experts each layer chose for each generated token (the MoE heatmap) needs the routing from the model itself: "
+                "a server does not report it, and the in-browser engine (\"in this page\") does not collect it yet."
             </p>
         }
         .into_any()

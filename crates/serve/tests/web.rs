@@ -29,7 +29,12 @@ async fn files_beside_the_api() {
     assert_eq!(resp.status(), 200);
     assert_eq!(resp.headers()["content-type"], "text/html; charset=utf-8");
     assert!(resp.text().await.unwrap().contains("playground"));
-    let resp = s.client.get(format!("{}/pkg/app.wasm", s.base)).send().await.unwrap();
+    let resp = s
+        .client
+        .get(format!("{}/pkg/app.wasm", s.base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.headers()["content-type"], "application/wasm");
     // The API is unchanged; what is not a file is the API's JSON 404.
     assert_eq!(s.get("/v1/models").await.0, 200);
@@ -37,7 +42,12 @@ async fn files_beside_the_api() {
     assert_eq!(status, 404);
     assert!(body.contains("not_found"), "{body}");
     assert_eq!(s.get("/%2e%2e/Cargo.toml").await.0, 404);
-    let resp = s.client.post(format!("{}/index.html", s.base)).send().await.unwrap();
+    let resp = s
+        .client
+        .post(format!("{}/index.html", s.base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 405);
     let _ = std::fs::remove_dir_all(&dir);
 }
