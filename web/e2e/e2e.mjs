@@ -175,7 +175,7 @@ if (!workerBuilt) {
 
 check(pageErrors.length === 0, `no page errors (${pageErrors.slice(0, 3).join(' | ')})`);
 await browser.close();
-console.log(`screenshots: ${join(outDir, 'android.png')} ${join(outDir, 'web.png')}`);
+console.log(`screenshots: ${outDir}/{android,web${workerBuilt ? ',in-browser-webgpu,in-browser-cpu' : ''}}.png`);
 if (failures) {
   console.error(`${failures} check(s) failed`);
   process.exit(1);

@@ -5,6 +5,7 @@
 #
 # usage: web/e2e/run.sh [OUT_DIR]     (default OUT_DIR: $CARGO_TARGET_DIR/web-e2e)
 # WEB_CARGO_TARGET_DIR, when set, is the target folder of the wasm build (default: the same).
+# The in-browser engine (web/worker) is built and tested too unless AGENTWORLD_WEB_WORKER=0.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TARGET="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -20,6 +21,7 @@ export CHROMIUM
 command -v trunk >/dev/null || skip "trunk is not installed (.ci/web installs it)"
 
 echo "== trunk build (offline)"
+export AGENTWORLD_WEB_WORKER="${AGENTWORLD_WEB_WORKER:-1}"
 (cd web && CARGO_TARGET_DIR="${WEB_CARGO_TARGET_DIR:-$TARGET}" trunk build --offline)
 
 echo "== agentworld serve"
