@@ -122,14 +122,65 @@ async fn adapter() -> Result<String, String> {
     .to_string())
 }
 
+/// The largest tensor of a safetensors file as the device holds it (f32): name and bytes.
+fn largest_tensor(file: &[u8]) -> Option<(String, u64)> {
+    let len = u64::from_le_bytes(file.get(..8)?.try_into().ok()?) as usize;
+    let header: serde_json::Value = serde_json::from_slice(file.get(8..8 + len)?).ok()?;
+    header
+        .as_object()?
+        .iter()
+        .filter_map(|(name, t)| {
+            let shape = t.get("shape")?.as_array()?;
+            let n: u64 = shape.iter().map(|d| d.as_u64().unwrap_or(0)).product();
+            Some((name.clone(), n * 4))
+        })
+        .max_by_key(|(_, b)| *b)
+}
+
+/// The smaller of the adapter's `maxStorageBufferBindingSize` and `maxBufferSize`.
+async fn adapter_buffer_limit() -> Option<u64> {
+    let gpu = Reflect::get(&scope().navigator(), &"gpu".into()).ok()?;
+    let request: js_sys::Function = Reflect::get(&gpu, &"requestAdapter".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let promise: js_sys::Promise = request.call0(&gpu).ok()?.dyn_into().ok()?;
+    let adapter = JsFuture::from(promise).await.ok()?;
+    let limits = Reflect::get(&adapter, &"limits".into()).ok()?;
+    let get = |k: &str| {
+        Reflect::get(&limits, &k.into())
+            .ok()
+            .and_then(|v| v.as_f64())
+    };
+    Some(get("maxStorageBufferBindingSize")?.min(get("maxBufferSize")?) as u64)
+}
+
 async fn load(state: Rc<State>, base: String, cpu: bool) -> Result<(), String> {
     let files = files(&base).await?;
     let mut progress = |_: usize, _: usize| {};
-    let gpu = if cpu {
+    let mut gpu = if cpu {
         Err("the CPU was asked for".to_string())
     } else {
         adapter().await
     };
+    // A tensor larger than one storage buffer cannot be bound: refuse WebGPU, say why.
+    if gpu.is_ok()
+        && let (Some((name, need)), Some(allow)) = (
+            files
+                .shards
+                .iter()
+                .filter_map(|(_, b)| largest_tensor(b))
+                .max_by_key(|(_, b)| *b),
+            adapter_buffer_limit().await,
+        )
+        && need > allow
+    {
+        gpu = Err(format!(
+            "{name} needs {} MB, this device allows {} MB per buffer",
+            need >> 20,
+            allow >> 20
+        ));
+    }
     let (loaded, backend, note) = match gpu {
         Ok(name) => {
             send(&Reply::Loading {
