@@ -6,6 +6,7 @@ mod engine;
 pub mod error;
 pub mod files;
 pub mod generate;
+mod generate_async;
 
 pub use batch::{DecodeBatch, SequenceEvent};
 pub use engine::Engine;

@@ -42,6 +42,10 @@ pub struct Args {
     /// Model id clients use (default: the model card's name, else the directory name).
     #[arg(long)]
     served_model_name: Option<String>,
+    /// The web playground to serve at `/` (the output of `trunk build` in web/). Default:
+    /// web/dist of this checkout when it has been built; `--web-dir ''` serves none.
+    #[arg(long)]
+    web_dir: Option<PathBuf>,
 }
 
 /// Loads a model directory onto a new engine thread (`agentworld rollout` runs its local
@@ -113,6 +117,17 @@ pub fn run(args: Args) -> Result<()> {
         )
         .with_writer(std::io::stderr)
         .try_init();
+    let web_dir = match args.web_dir {
+        Some(d) if d.as_os_str().is_empty() => None,
+        Some(d) if !d.join("index.html").is_file() => bail!(
+            "--web-dir {}: no index.html there; build the playground with `trunk build` in web/",
+            d.display()
+        ),
+        Some(d) => Some(d),
+        None => {
+            Some(paths::repo_root().join("web/dist")).filter(|d| d.join("index.html").is_file())
+        }
+    };
     let engine = dispatch(args.backend, Load { dir, config })?;
     let max_model_len = engine.info.max_model_len;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -129,10 +144,15 @@ pub fn run(args: Args) -> Result<()> {
              listening on http://{bound}",
             args.max_batch
         );
+        match &web_dir {
+            Some(d) => eprintln!("playground ({}) at http://{bound}/", d.display()),
+            None => eprintln!("no playground served (build it with `trunk build` in web/)"),
+        }
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        agentworld_serve::serve(listener, engine, shutdown).await?;
+        let router = agentworld_serve::router_with_web(engine, web_dir);
+        agentworld_serve::serve_router(listener, router, shutdown).await?;
         Ok(())
     })
 }

@@ -95,6 +95,34 @@ pub struct SparseMoe<B: Backend> {
     pub top_k: usize,
 }
 
+/// The `k` largest entries of each row of non-negative `probs` and their columns, largest
+/// first, by `k` rounds of argmax (no sort, no read-back): a chosen entry is set to -1 so the
+/// next round passes it over. On ties the lowest column wins.
+///
+/// # Shapes
+/// - probs: `[tokens, experts]`
+/// - output: `[tokens, k]` values and indices
+pub fn top_k_by_argmax<B: Backend>(
+    probs: Tensor<B, 2>,
+    k: usize,
+) -> (Tensor<B, 2>, Tensor<B, 2, Int>) {
+    let [n, e] = probs.dims();
+    let columns = Tensor::<B, 1, Int>::arange(0..e as i64, &probs.device())
+        .reshape([1, e])
+        .expand([n, e]);
+    let mut rest = probs;
+    let mut values = Vec::with_capacity(k);
+    let mut indices = Vec::with_capacity(k);
+    for _ in 0..k {
+        let idx = rest.clone().argmax(1);
+        values.push(rest.clone().gather(1, idx.clone()));
+        let chosen = columns.clone().equal(idx.clone().expand([n, e]));
+        rest = rest.mask_fill(chosen, -1.0);
+        indices.push(idx);
+    }
+    (Tensor::cat(values, 1), Tensor::cat(indices, 1))
+}
+
 /// Routing decision for a batch of tokens.
 #[derive(Debug, Clone)]
 pub struct Routing<B: Backend> {
@@ -117,7 +145,12 @@ impl<B: Backend> SparseMoe<B> {
     /// - output: `[tokens, top_k]` weights and indices
     pub fn route(&self, x: Tensor<B, 2>) -> Routing<B> {
         let probs = softmax(linear(&self.gate, x), 1);
+        #[cfg(not(target_arch = "wasm32"))]
         let (weights, indices) = probs.topk_with_indices(self.top_k, 1);
+        // burn 0.21's wgpu backend sorts for top-k with a synchronous read-back, which panics
+        // in a browser: there, k rounds of argmax (all on the device) pick the same experts.
+        #[cfg(target_arch = "wasm32")]
+        let (weights, indices) = top_k_by_argmax(probs, self.top_k);
         let weights = weights.clone() / weights.sum_dim(1);
         Routing { weights, indices }
     }
@@ -274,6 +307,25 @@ impl<B: Backend> SparseMoe<B> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn top_k_by_argmax_matches_topk() {
+        type B = TestBackend;
+        let device = Default::default();
+        let probs = burn::tensor::activation::softmax(
+            Tensor::<B, 2>::random(
+                [7, 8],
+                burn::tensor::Distribution::Normal(0.0, 2.0),
+                &device,
+            ),
+            1,
+        );
+        let (w, i) = probs.clone().topk_with_indices(3, 1);
+        let (w2, i2) = super::top_k_by_argmax(probs, 3);
+        assert_eq!(i.into_data(), i2.into_data());
+        w.into_data()
+            .assert_approx_eq::<f32>(&w2.into_data(), burn::tensor::Tolerance::absolute(0.0));
+    }
+
     use super::*;
     use crate::TestBackend;
     use crate::config::Qwen35MoeConfig;

@@ -39,11 +39,16 @@ pub fn config(max_batch: usize, max_queue: usize) -> ServeConfig {
 }
 
 async fn listen(engine: EngineHandle) -> Server {
+    listen_router(agentworld_serve::router(engine)).await
+}
+
+/// Serves `router` on a free loopback port.
+pub async fn listen_router(router: axum::Router) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(agentworld_serve::serve(
+    tokio::spawn(agentworld_serve::serve_router(
         listener,
-        engine,
+        router,
         std::future::pending(),
     ));
     Server {

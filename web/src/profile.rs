@@ -1,0 +1,98 @@
+//! What the page knows about a model: its card (`agentworld.json`: domains, state formats,
+//! prompts), its layers (`config.json`), read from a model folder served with the app
+//! (`public/models/<name>/`). Without one, the built-in prompts are used.
+
+use std::collections::HashMap;
+
+use agentworld_world::Domain;
+use serde_json::Value;
+
+/// A model's profile.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Profile {
+    /// The model's name (`agentworld-demo`); a served model of this name uses this profile.
+    pub name: String,
+    /// The domains it was trained on (empty: all).
+    pub domains: Vec<String>,
+    /// Whether it reads Android states in `android-compact` form.
+    pub android_compact: bool,
+    /// Its own system prompts, per domain.
+    pub prompts: HashMap<String, String>,
+    /// Per layer: `linear_attention` (Gated DeltaNet) or `full_attention`.
+    pub layer_types: Vec<String>,
+    /// Number of routed experts.
+    pub experts: usize,
+    /// Experts chosen per token.
+    pub experts_per_token: usize,
+    /// The card's generation limit.
+    pub max_new_tokens: Option<usize>,
+}
+
+/// Where the demo model is served from, relative to the app.
+pub const DEMO_DIR: &str = "public/models/agentworld-demo";
+
+impl Profile {
+    /// The profile in `card` (agentworld.json) and `config` (config.json). Prompts are added
+    /// separately (they are files).
+    pub fn parse(card: &str, config: &str) -> Result<Profile, String> {
+        let card: Value =
+            serde_json::from_str(card).map_err(|e| format!("agentworld.json: {e}"))?;
+        let config: Value =
+            serde_json::from_str(config).map_err(|e| format!("config.json: {e}"))?;
+        let config = config.get("text_config").unwrap_or(&config);
+        let strings = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let usize_of = |v: &Value| v.as_u64().map(|n| n as usize);
+        Ok(Profile {
+            name: card["name"].as_str().unwrap_or("").to_string(),
+            domains: strings(&card["domains"]),
+            android_compact: card["state_formats"]["android"].as_str() == Some("android-compact"),
+            prompts: HashMap::new(),
+            layer_types: strings(&config["layer_types"]),
+            experts: usize_of(&config["num_experts"]).unwrap_or(0),
+            experts_per_token: usize_of(&config["num_experts_per_tok"]).unwrap_or(0),
+            max_new_tokens: usize_of(&card["max_new_tokens"]),
+        })
+    }
+
+    /// The system prompt for `domain`: the model's own, else the built-in one.
+    pub fn system_prompt(&self, domain: Domain) -> String {
+        self.prompts
+            .get(domain.as_str())
+            .cloned()
+            .unwrap_or_else(|| agentworld_world::prompts::builtin(domain).to_string())
+    }
+
+    /// Whether the model was trained on `domain`.
+    pub fn knows(&self, domain: Domain) -> bool {
+        self.domains.is_empty() || self.domains.iter().any(|d| d == domain.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_profile() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../public/models/agentworld-demo"
+        );
+        let card = std::fs::read_to_string(format!("{dir}/agentworld.json")).unwrap();
+        let config = std::fs::read_to_string(format!("{dir}/config.json")).unwrap();
+        let p = Profile::parse(&card, &config).unwrap();
+        assert_eq!(p.name, "agentworld-demo");
+        assert!(p.android_compact && p.knows(Domain::Android) && !p.knows(Domain::Web));
+        assert_eq!(p.layer_types.len(), 4);
+        assert_eq!((p.experts, p.experts_per_token), (8, 2));
+        assert!(p.system_prompt(Domain::Web).contains("Web World Model"));
+    }
+}
