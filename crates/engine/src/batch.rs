@@ -115,15 +115,7 @@ impl<'e, B: Backend> DecodeBatch<'e, B> {
     ) -> Result<SequenceEvent> {
         let engine = self.engine;
         let context = engine.max_context();
-        if prompt.is_empty() {
-            return Err(EngineError::Request("the prompt is empty".into()));
-        }
-        if prompt.len() >= context {
-            return Err(EngineError::Request(format!(
-                "the prompt has {} tokens; this model's context is {context} tokens",
-                prompt.len()
-            )));
-        }
+        engine.check_prompt(prompt)?;
         if params.max_tokens == 0 {
             return Err(EngineError::Request("max_tokens must be at least 1".into()));
         }

@@ -158,6 +158,24 @@ impl<B: Backend> Engine<B> {
         self.config.max_position_embeddings
     }
 
+    /// Checks that a prompt can start a generation: not empty, and shorter than the context.
+    ///
+    /// # Errors
+    /// [`EngineError::Request`] saying which, with the prompt's length and the context.
+    pub(crate) fn check_prompt(&self, prompt: &[u32]) -> Result<()> {
+        let context = self.max_context();
+        if prompt.is_empty() {
+            return Err(EngineError::Request("the prompt is empty".into()));
+        }
+        if prompt.len() >= context {
+            return Err(EngineError::Request(format!(
+                "the prompt has {} tokens; this model's context is {context} tokens",
+                prompt.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// Renders messages with the checkpoint's chat template, ending with the generation prompt.
     ///
     /// `enable_thinking` is passed to the template as is (`None`: the template's default).

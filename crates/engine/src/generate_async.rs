@@ -25,15 +25,7 @@ impl<B: Backend> Engine<B> {
         stop: &dyn Fn() -> bool,
     ) -> Result<Generation> {
         let context = self.max_context();
-        if prompt.is_empty() {
-            return Err(EngineError::Request("the prompt is empty".into()));
-        }
-        if prompt.len() >= context {
-            return Err(EngineError::Request(format!(
-                "the prompt has {} tokens; this model's context is {context} tokens",
-                prompt.len()
-            )));
-        }
+        self.check_prompt(prompt)?;
         let limit = params.max_tokens.min(context - prompt.len());
         let mut cache = self.model.new_cache(1, &self.device);
         let batch = TokenBatch::single(prompt.to_vec());
