@@ -6,9 +6,11 @@
 //! - well-formed: exactly one closed `<predicted_observation>` block after the thinking, whose
 //!   content reads in the domain's format (android-compact for Android);
 //! - exact: the observation equals the truth (trailing whitespace ignored);
-//! - node accuracy (Android): share of true nodes matched field for field (`compare_trees`);
-//! - line accuracy (terminal): share of true screen lines reproduced at the same position;
-//! - changed-line accuracy (both): of the true lines that differ from the current state at the
+//! - node F1 ([`agentworld_world::diff::node_f1`]): the predicted tree against the true one on
+//!   the structural diff, in the domain's state format ([`state_format`]); for text domains
+//!   (terminal) the same over lines ([`agentworld_world::diff::line_f1`]). An output that does
+//!   not parse scores 0;
+//! - changed-line accuracy (every domain): of the true lines that differ from the current state at the
 //!   same position (new screen output; the edited node of an `android-compact` tree, one node per
 //!   line), the share reproduced. Rows whose truth equals the current state are left out. The
 //!   baseline scores 0 here by construction, so this is the figure that shows whether a model
@@ -20,7 +22,8 @@
 use agentworld_engine::{Engine, GenerateParams};
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_world::Row;
-use agentworld_world::state::android::{compare_trees, parse_compact};
+use agentworld_world::diff::{line_f1, node_f1};
+use agentworld_world::state::Registry;
 use burn::tensor::backend::Backend;
 use serde::Serialize;
 
@@ -44,12 +47,12 @@ pub struct Prediction {
     pub well_formed: bool,
     /// Observation equals the truth.
     pub exact: bool,
-    /// Node or line accuracy of the prediction.
-    pub accuracy: f64,
+    /// Node (or line) F1 of the prediction.
+    pub node_f1: f64,
     /// The baseline's exact match.
     pub baseline_exact: bool,
-    /// The baseline's node or line accuracy.
-    pub baseline_accuracy: f64,
+    /// The baseline's node (or line) F1.
+    pub baseline_node_f1: f64,
     /// Changed-line accuracy (see module docs); `None` when the truth equals the current state.
     pub changed_accuracy: Option<f64>,
     /// Generated tokens.
@@ -67,14 +70,14 @@ pub struct DomainSummary {
     pub well_formed: f64,
     /// Share of exact matches.
     pub exact: f64,
-    /// Mean node (Android) or line (terminal) accuracy.
-    pub accuracy: f64,
-    /// Which accuracy `accuracy` is (`node` or `line`).
-    pub accuracy_kind: String,
+    /// Mean node F1 (line F1 for text domains).
+    pub node_f1: f64,
+    /// What the F1 counts: `node` or `line`.
+    pub unit: String,
     /// Baseline exact-match share.
     pub baseline_exact: f64,
-    /// Baseline mean accuracy.
-    pub baseline_accuracy: f64,
+    /// Baseline mean node (line) F1.
+    pub baseline_node_f1: f64,
     /// Rows whose truth differs from the current state.
     pub changed_rows: usize,
     /// Mean changed-line accuracy over those rows (0 when there are none).
@@ -97,36 +100,54 @@ pub fn current_state(row: &Row) -> String {
         .unwrap_or_default()
 }
 
-/// Scores one observation against the truth: (exact, accuracy, parses).
-pub fn score(domain: &str, predicted: &str, truth: &str) -> (bool, f64, bool) {
-    let exact = predicted.trim_end() == truth.trim_end();
-    if domain == "android" {
-        let truth_tree = match parse_compact(truth) {
-            Ok(p) => p.tree,
-            Err(_) => return (exact, 0.0, false),
-        };
-        return match parse_compact(predicted) {
-            Ok(p) => (
-                exact,
-                compare_trees(&p.tree, &truth_tree).accuracy,
-                p.warnings.is_empty(),
-            ),
-            Err(_) => (exact, 0.0, false),
-        };
+/// The state format a domain's observations are written in, as the demo data writes them
+/// (`None`: plain text, scored by lines).
+pub fn state_format(domain: &str) -> Option<&'static str> {
+    match domain {
+        "android" => Some("android-compact"),
+        "web" => Some("axtree"),
+        "os" => Some("osworld-tsv"),
+        _ => None,
     }
-    let truth_lines: Vec<&str> = truth.trim_end().lines().collect();
-    let predicted_lines: Vec<&str> = predicted.trim_end().lines().collect();
-    let same = truth_lines
-        .iter()
-        .zip(&predicted_lines)
-        .filter(|(a, b)| a.trim_end() == b.trim_end())
-        .count();
-    let accuracy = if truth_lines.is_empty() {
-        f64::from(predicted_lines.is_empty())
-    } else {
-        same as f64 / truth_lines.len() as f64
+}
+
+/// One observation scored against the truth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Score {
+    /// Equal to the truth (trailing whitespace ignored).
+    pub exact: bool,
+    /// Node (or line) F1.
+    pub node_f1: f64,
+    /// Reads in the domain's format with no warnings.
+    pub parses: bool,
+}
+
+/// Scores one observation against the truth in the domain's format ([`state_format`]).
+pub fn score(domain: &str, predicted: &str, truth: &str) -> Score {
+    let exact = predicted.trim_end() == truth.trim_end();
+    let Some(format) = state_format(domain) else {
+        return Score {
+            exact,
+            node_f1: line_f1(predicted, truth).f1(),
+            parses: true,
+        };
     };
-    (exact, accuracy, true)
+    let registry = Registry::standard();
+    let (Ok(truth), Ok(predicted)) = (
+        registry.parse(format, truth),
+        registry.parse(format, predicted),
+    ) else {
+        return Score {
+            exact,
+            node_f1: 0.0,
+            parses: false,
+        };
+    };
+    Score {
+        exact,
+        node_f1: node_f1(&predicted.tree, &truth.tree).f1(),
+        parses: predicted.warnings.is_empty(),
+    }
 }
 
 /// Changed-line accuracy of `predicted` (see module docs): of the lines of `truth` that differ
@@ -186,20 +207,20 @@ pub fn evaluate<B: Backend>(
             let domain = row.task.rsplit('/').next().unwrap_or(&row.task).to_string();
             let truth = row.target_observation()?;
             let observation = extract_observation(&g.text);
-            let (exact, accuracy, parses) = score(&domain, &observation, &truth);
+            let predicted = score(&domain, &observation, &truth);
             let current = current_state(row);
-            let (baseline_exact, baseline_accuracy, _) = score(&domain, &current, &truth);
+            let baseline = score(&domain, &current, &truth);
             let changed_accuracy = changed_accuracy(&current, &observation, &truth);
             results[i] = Some(Prediction {
                 row_id: row.id.clone(),
                 domain,
-                well_formed: is_well_formed(&g.text) && parses,
+                well_formed: is_well_formed(&g.text) && predicted.parses,
                 output: g.text,
                 observation,
-                exact,
-                accuracy,
-                baseline_exact,
-                baseline_accuracy,
+                exact: predicted.exact,
+                node_f1: predicted.node_f1,
+                baseline_exact: baseline.exact,
+                baseline_node_f1: baseline.node_f1,
                 changed_accuracy,
                 tokens: g.token_ids.len(),
             });
@@ -226,10 +247,15 @@ pub fn summarise(predictions: &[Prediction]) -> Vec<DomainSummary> {
                 rows: ps.len(),
                 well_formed: mean(&|p| f64::from(p.well_formed)),
                 exact: mean(&|p| f64::from(p.exact)),
-                accuracy: mean(&|p| p.accuracy),
-                accuracy_kind: if domain == "android" { "node" } else { "line" }.into(),
+                node_f1: mean(&|p| p.node_f1),
+                unit: if state_format(&domain).is_some() {
+                    "node"
+                } else {
+                    "line"
+                }
+                .into(),
                 baseline_exact: mean(&|p| f64::from(p.baseline_exact)),
-                baseline_accuracy: mean(&|p| p.baseline_accuracy),
+                baseline_node_f1: mean(&|p| p.baseline_node_f1),
                 changed_rows: changed.len(),
                 changed_accuracy: if changed.is_empty() {
                     0.0
@@ -265,24 +291,37 @@ mod tests {
     }
 
     #[test]
-    fn terminal_scoring_counts_lines_in_place() {
+    fn terminal_scoring_counts_lines() {
         let truth = "$ ls\na.txt b.txt\n$ ";
-        assert_eq!(
-            score("terminal", "$ ls\na.txt b.txt\n$ ", truth),
-            (true, 1.0, true)
-        );
-        let (exact, acc, _) = score("terminal", "$ ls\na.txt\n$ ", truth);
-        assert!(!exact && (acc - 2.0 / 3.0).abs() < 1e-9);
+        let s = score("terminal", "$ ls\na.txt b.txt\n$ ", truth);
+        assert!(s.exact && s.parses && (s.node_f1 - 1.0).abs() < 1e-9);
+        let s = score("terminal", "$ ls\n$ ", truth);
+        // 2 of 2 predicted lines right, 2 of 3 true lines found: F1 = 0.8.
+        assert!(!s.exact && (s.node_f1 - 0.8).abs() < 1e-9, "{s:?}");
     }
 
     #[test]
-    fn android_scoring_uses_the_tree_and_flags_unreadable_output() {
+    fn tree_scoring_uses_the_domain_format_and_flags_unreadable_output() {
         let truth = "FrameLayout [0,0][100,100]\n  EditText #q \"pizza\" focused [0,0][50,10]";
-        let (exact, acc, ok) = score("android", truth, truth);
-        assert!(exact && ok && (acc - 1.0).abs() < 1e-9);
+        let s = score("android", truth, truth);
+        assert!(s.exact && s.parses && (s.node_f1 - 1.0).abs() < 1e-9);
         let before = "FrameLayout [0,0][100,100]\n  EditText #q \"\" [0,0][50,10]";
-        let (exact, acc, _) = score("android", before, truth);
-        assert!(!exact && (acc - 0.5).abs() < 1e-9, "{acc}");
+        let s = score("android", before, truth);
+        assert!(!s.exact && (s.node_f1 - 0.5).abs() < 1e-9, "{s:?}");
+        let s = score("android", "", truth);
+        assert!(!s.parses && s.node_f1 == 0.0);
+        let web = "[1] RootWebArea 'Form'\n\t[2] textbox 'Name', value='Ann'\n\t[3] button 'Send'";
+        let s = score("web", web, web);
+        assert!(
+            s.exact && s.parses && (s.node_f1 - 1.0).abs() < 1e-9,
+            "{s:?}"
+        );
+        let s = score(
+            "web",
+            "[1] RootWebArea 'Form'\n\t[2] textbox 'Name'\n\t[3] button 'Send'",
+            web,
+        );
+        assert!((s.node_f1 - 2.0 / 3.0).abs() < 1e-9, "{s:?}");
     }
 
     #[test]

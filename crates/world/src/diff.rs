@@ -37,8 +37,10 @@
 mod lines;
 mod matching;
 mod render;
+mod score;
 
 pub use lines::{LineChange, LineOp, line_diff, render_lines};
+pub use score::{NodeF1, line_f1, node_f1};
 
 use std::collections::HashMap;
 

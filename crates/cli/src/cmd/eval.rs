@@ -70,36 +70,35 @@ pub struct FidelityArgs {
 /// Prints the per-domain table and one machine-readable line per domain.
 pub fn print_table(summary: &[DomainSummary]) {
     println!(
-        "| domain | rows | well-formed | exact | accuracy | baseline exact | baseline accuracy | changed lines (rows) |"
+        "| domain | rows | well-formed | exact | node F1 | baseline exact | baseline node F1 | changed lines (rows) |"
     );
     println!("|---|---|---|---|---|---|---|---|");
     for d in summary {
+        let unit = if d.unit == "node" { "" } else { " (lines)" };
         println!(
-            "| {} | {} | {:.1}% | {:.1}% | {:.1}% ({}) | {:.1}% | {:.1}% | {:.1}% ({}) |",
+            "| {} | {} | {:.1}% | {:.1}% | {:.3}{unit} | {:.1}% | {:.3}{unit} | {:.1}% ({}) |",
             d.domain,
             d.rows,
             100.0 * d.well_formed,
             100.0 * d.exact,
-            100.0 * d.accuracy,
-            d.accuracy_kind,
+            d.node_f1,
             100.0 * d.baseline_exact,
-            100.0 * d.baseline_accuracy,
+            d.baseline_node_f1,
             100.0 * d.changed_accuracy,
             d.changed_rows
         );
     }
     for d in summary {
         println!(
-            "fidelity domain={} rows={} well_formed={:.4} exact={:.4} {}_accuracy={:.4} baseline_exact={:.4} baseline_{}_accuracy={:.4} changed_rows={} changed_accuracy={:.4}",
+            "fidelity domain={} well_formed={:.4} exact={:.4} node_f1={:.4} baseline_node_f1={:.4} rows={} unit={} baseline_exact={:.4} changed_rows={} changed_accuracy={:.4}",
             d.domain,
-            d.rows,
             d.well_formed,
             d.exact,
-            d.accuracy_kind,
-            d.accuracy,
+            d.node_f1,
+            d.baseline_node_f1,
+            d.rows,
+            d.unit,
             d.baseline_exact,
-            d.accuracy_kind,
-            d.baseline_accuracy,
             d.changed_rows,
             d.changed_accuracy
         );
