@@ -14,11 +14,15 @@ pub fn default_model() -> PathBuf {
         .unwrap_or_else(|| repo_root().join("public/models/agentworld-demo"))
 }
 
-/// Real Android UI dumps used to make training data (`AGENTWORLD_CASES_DIR` overrides the folder
-/// holding `android/`).
-pub fn default_android_dumps() -> PathBuf {
+/// The folder of real public states (`android/`, `web/`, `os/`) training data starts from:
+/// `../shared/cases` beside the repository (`AGENTWORLD_CASES_DIR` overrides it).
+pub fn default_cases() -> PathBuf {
     std::env::var_os("AGENTWORLD_CASES_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("../shared/cases"))
-        .join("android")
+}
+
+/// Real Android UI dumps used to make training data (`<cases>/android`).
+pub fn default_android_dumps() -> PathBuf {
+    default_cases().join("android")
 }

@@ -9,6 +9,7 @@
 
 use agentworld_text::{ChatTemplate, RenderOptions, Tokenizer};
 use agentworld_world::Row;
+use rand::Rng;
 use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::StdRng};
 
@@ -80,6 +81,47 @@ pub fn build_examples(
             })
         })
         .collect()
+}
+
+/// Auxiliary copy examples: a random span of learned tokens, `separator`, then the span
+/// again, with the loss on the repeat only; about `total_tokens` tokens in all, spans of
+/// `min_len..=max_len` tokens drawn uniformly from ids `0..learned_vocab`.
+///
+/// A world model's prediction is mostly the current state copied, so it needs the copying
+/// ("induction") circuit: attend to where the current token occurred before and emit what
+/// followed it. A tiny model trained on world-model rows alone does not form it within the
+/// demo's budget (it writes a remembered screen instead); random spans cannot be predicted any
+/// other way, so they teach it directly (Olsson et al., 2022, "In-context learning and
+/// induction heads").
+pub fn copy_examples(
+    total_tokens: usize,
+    learned_vocab: u32,
+    separator: u32,
+    min_len: usize,
+    max_len: usize,
+    seed: u64,
+) -> Vec<Example> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut tokens = 0;
+    let (lo, hi) = (min_len.max(1), max_len.max(min_len.max(1)));
+    while tokens < total_tokens && learned_vocab > 0 {
+        let len = rng.random_range(lo..=hi);
+        let span: Vec<u32> = (0..len)
+            .map(|_| rng.random_range(0..learned_vocab))
+            .collect();
+        let mut ids = span.clone();
+        ids.push(separator);
+        ids.extend(&span);
+        tokens += ids.len();
+        out.push(Example {
+            completion_start: len + 1,
+            ids,
+            domain: "copy".into(),
+            row_id: format!("copy-{}", out.len()),
+        });
+    }
+    out
 }
 
 /// Groups example indices into batches of similar length whose padded size
@@ -161,5 +203,21 @@ mod tests {
             completion_text(&row).unwrap(),
             "Nothing runs.\n</think>\n\n<predicted_observation>\n$ \n</predicted_observation><|im_end|>"
         );
+    }
+
+    #[test]
+    fn copy_examples_repeat_their_span_after_the_separator() {
+        let ex = copy_examples(5000, 100, 999, 10, 40, 3);
+        let total: usize = ex.iter().map(|e| e.ids.len()).sum();
+        assert!((5000..5000 + 81).contains(&total), "{total}");
+        for e in &ex {
+            let n = e.completion_start - 1;
+            assert!((10..=40).contains(&n));
+            assert_eq!(e.ids.len(), 2 * n + 1);
+            assert_eq!(e.ids[n], 999);
+            assert_eq!(e.ids[..n], e.ids[n + 1..]);
+            assert!(e.ids[..n].iter().all(|&t| t < 100));
+        }
+        assert_eq!(ex, copy_examples(5000, 100, 999, 10, 40, 3));
     }
 }

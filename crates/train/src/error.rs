@@ -23,6 +23,14 @@ pub enum TrainError {
     /// Engine failure.
     #[error(transparent)]
     Engine(#[from] agentworld_engine::EngineError),
+    /// A training checkpoint could not be written, read or used.
+    #[error("checkpoint {path}: {message}")]
+    Checkpoint {
+        /// The checkpoint directory or file.
+        path: String,
+        /// What went wrong, and what to do.
+        message: String,
+    },
     /// A file could not be written or read.
     #[error("{path}: {source}")]
     Io {
@@ -38,6 +46,13 @@ pub enum TrainError {
 pub type Result<T> = std::result::Result<T, TrainError>;
 
 impl TrainError {
+    pub(crate) fn checkpoint(path: &std::path::Path, message: impl std::fmt::Display) -> Self {
+        Self::Checkpoint {
+            path: path.display().to_string(),
+            message: message.to_string(),
+        }
+    }
+
     pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
         Self::Io {
             path: path.display().to_string(),

@@ -13,31 +13,39 @@
 use std::path::{Path, PathBuf};
 
 use agentworld_engine::Engine;
-use agentworld_model::loader::export::{ExportDtype, to_safetensors};
 use agentworld_model::{Qwen35Moe, Qwen35MoeConfig};
-use agentworld_text::{AGENTWORLD_TEMPLATE, ChatTemplate, Tokenizer};
+use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_world::data::android::Dump;
 use agentworld_world::data::{
     AndroidDataConfig, TerminalDataConfig, generate_android, generate_terminal,
 };
-use agentworld_world::row::write_jsonl_file;
+use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
 use agentworld_world::{Row, Split};
 use burn::backend::{Autodiff, Flex};
 use burn::tensor::backend::Backend;
 use serde::{Deserialize, Serialize};
 
-use crate::dataset::{Example, build_examples};
+use crate::checkpoint::Checkpointing;
+use crate::dataset::{Example, build_examples, copy_examples};
 use crate::error::{Result, TrainError};
 use crate::eval::{DomainSummary, evaluate, summarise};
-use crate::plot::loss_curve_svg;
-use crate::tokenizer::{tokenizer_config, train_tokenizer};
+use crate::tokenizer::{ADDED_TOKENS, SPECIAL_TOKENS, train_tokenizer};
 use crate::trainer::{StepInfo, TrainConfig, train};
+
+mod export;
+use export::export_dir;
 
 /// System prompt the demo model is trained with for the terminal domain (our own words).
 pub const TERMINAL_PROMPT: &str = "You are a Terminal World Model. Given the agent's keystrokes, predict the next terminal screen exactly as a Linux shell would show it. Think in one sentence, then write the screen in one <predicted_observation> block.";
 
 /// System prompt the demo model is trained with for the Android domain (our own words).
 pub const ANDROID_PROMPT: &str = "You are an Android World Model. The screen is a UI hierarchy in android-compact form: one node per line, indented by depth. Given the agent's UI action, predict the next hierarchy in the same form, changing only what the action changes. Think in one sentence, then write it in one <predicted_observation> block.";
+
+/// The domains the demo model knows, with the system prompt it is trained with.
+pub const PROMPTS: [(&str, &str); 2] = [("terminal", TERMINAL_PROMPT), ("android", ANDROID_PROMPT)];
+
+/// The model card's description.
+pub const DESCRIPTION: &str = "A toy Qwen3.5-MoE world model trained by agentworld from scratch on real terminal transitions (real bash in sandboxes) and Android local edits on real UI dumps. It shows the whole loop running on a laptop; it is not a substitute for Qwen-AgentWorld.";
 
 /// Every setting of the demo build.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -52,6 +60,11 @@ pub struct DemoRecipe {
     pub vocab_size: usize,
     /// Examples longer than this many tokens are left out of training.
     pub max_example_tokens: usize,
+    /// Auxiliary copy examples ([`crate::dataset::copy_examples`]), as a share of the
+    /// world-model training tokens.
+    pub copy_fraction: f64,
+    /// Shortest and longest copied span, in tokens.
+    pub copy_span: (usize, usize),
     /// Model shape (`config.json` fields).
     pub model: serde_json::Value,
     /// Optimisation.
@@ -62,6 +75,8 @@ pub struct DemoRecipe {
     pub eval_batch: usize,
     /// Generation limit during evaluation.
     pub eval_max_tokens: usize,
+    /// Save a training checkpoint every this many steps (0: only at the end).
+    pub checkpoint_every: usize,
 }
 
 impl Default for DemoRecipe {
@@ -72,6 +87,8 @@ impl Default for DemoRecipe {
             android_rows: 3000,
             vocab_size: 4096,
             max_example_tokens: 1400,
+            copy_fraction: 0.15,
+            copy_span: (16, 320),
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,
                 "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
@@ -94,6 +111,7 @@ impl Default for DemoRecipe {
             eval_rows_per_domain: 100,
             eval_batch: 16,
             eval_max_tokens: 700,
+            checkpoint_every: 100,
         }
     }
 }
@@ -122,6 +140,18 @@ pub struct BuildSummary {
     pub evaluation: Vec<DomainSummary>,
     /// Wall-clock seconds of training.
     pub train_secs: f64,
+    /// Whether training ran to the last step (else it stopped at `stop_after_steps`).
+    pub finished: bool,
+}
+
+/// How a build runs, beside the recipe (these do not change the result).
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Continue from the newest checkpoint in `<work>/checkpoints`, reusing the data and
+    /// tokenizer written in `<work>` by the stopped run.
+    pub resume: bool,
+    /// Stop after this many training steps (a checkpoint is saved there).
+    pub stop_after_steps: Option<usize>,
 }
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
@@ -156,11 +186,27 @@ pub fn record_evaluation(
     std::fs::rename(&tmp, &card_path).map_err(|e| TrainError::io(&card_path, e))
 }
 
+/// Where the demo data's real states come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DemoSources {
+    /// uiautomator dumps (`*.xml`).
+    pub android_dumps: PathBuf,
+}
+
+impl DemoSources {
+    /// The folders of `../shared/cases` (`android/`).
+    pub fn from_cases(cases: &Path) -> Self {
+        Self {
+            android_dumps: cases.join("android"),
+        }
+    }
+}
+
 /// Generates the data set; returns (train, held-out) rows.
 ///
 /// # Errors
 /// Sandbox or dump failures.
-pub fn make_data(recipe: &DemoRecipe, android_dumps: &Path) -> Result<(Vec<Row>, Vec<Row>)> {
+pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>, Vec<Row>)> {
     let terminal = generate_terminal(&TerminalDataConfig {
         n: recipe.terminal_rows,
         seed: recipe.seed,
@@ -170,7 +216,7 @@ pub fn make_data(recipe: &DemoRecipe, android_dumps: &Path) -> Result<(Vec<Row>,
     let android = generate_android(&AndroidDataConfig {
         n: recipe.android_rows,
         seed: recipe.seed,
-        dumps: Dump::load_dir(android_dumps)?,
+        dumps: Dump::load_dir(&sources.android_dumps)?,
         system_prompt: ANDROID_PROMPT.into(),
         ..Default::default()
     })?;
@@ -181,46 +227,59 @@ pub fn make_data(recipe: &DemoRecipe, android_dumps: &Path) -> Result<(Vec<Row>,
     Ok((train, test))
 }
 
-/// Runs the whole recipe. `android_dumps` is a folder of real uiautomator dumps
-/// (`../shared/cases/android`); `work_dir` receives the data files; `out_dir` the model.
+/// Runs the whole recipe. `sources` names the real states the data starts from
+/// (`../shared/cases`); `work_dir` receives the data files, the tokenizer and the training
+/// checkpoints; `out_dir` the model. With `options.resume` and a stopped run's files in
+/// `work_dir`, the data and tokenizer are read back instead of made again, and training
+/// continues from the newest checkpoint.
 ///
 /// # Errors
 /// Any failure of a phase, named.
 pub fn build_demo(
     recipe: &DemoRecipe,
-    android_dumps: &Path,
+    sources: &DemoSources,
     work_dir: &Path,
     out_dir: &Path,
+    options: &BuildOptions,
     events: &mut dyn FnMut(BuildEvent),
 ) -> Result<BuildSummary> {
-    for dir in [
-        work_dir,
-        out_dir,
-        &out_dir.join("prompts/terminal"),
-        &out_dir.join("prompts/android"),
-    ] {
-        std::fs::create_dir_all(dir).map_err(|e| TrainError::io(dir, e))?;
-    }
+    std::fs::create_dir_all(work_dir).map_err(|e| TrainError::io(work_dir, e))?;
+    let files = ["train.jsonl", "heldout.jsonl", "tokenizer.json"].map(|f| work_dir.join(f));
+    let reuse = options.resume && files.iter().all(|f| f.exists());
     events(BuildEvent::Phase("data"));
-    let (train_rows, test_rows) = make_data(recipe, android_dumps)?;
-    write_jsonl_file(work_dir.join("train.jsonl"), &train_rows)?;
-    write_jsonl_file(work_dir.join("heldout.jsonl"), &test_rows)?;
+    let (train_rows, test_rows) = if reuse {
+        let read = |p: &Path| read_jsonl_file(p).map_err(TrainError::from);
+        (read(&files[0])?, read(&files[1])?)
+    } else {
+        let (train_rows, test_rows) = make_data(recipe, sources)?;
+        write_jsonl_file(&files[0], &train_rows)?;
+        write_jsonl_file(&files[1], &test_rows)?;
+        (train_rows, test_rows)
+    };
     events(BuildEvent::Note(format!(
-        "{} training rows, {} held-out rows in {}",
+        "{} training rows, {} held-out rows in {}{}",
         train_rows.len(),
         test_rows.len(),
-        work_dir.display()
+        work_dir.display(),
+        if reuse { " (read back to resume)" } else { "" }
     )));
 
     events(BuildEvent::Phase("tokenizer"));
     let template = ChatTemplate::agentworld();
-    let corpus: Vec<String> = train_rows
-        .iter()
-        .map(|r| {
-            Ok(crate::dataset::prompt_text(r, &template)? + &crate::dataset::completion_text(r)?)
-        })
-        .collect::<Result<_>>()?;
-    let tokenizer_json = train_tokenizer(corpus.iter().map(String::as_str), recipe.vocab_size)?;
+    let tokenizer_json = if reuse {
+        std::fs::read_to_string(&files[2]).map_err(|e| TrainError::io(&files[2], e))?
+    } else {
+        let corpus: Vec<String> = train_rows
+            .iter()
+            .map(|r| {
+                Ok(crate::dataset::prompt_text(r, &template)?
+                    + &crate::dataset::completion_text(r)?)
+            })
+            .collect::<Result<_>>()?;
+        let json = train_tokenizer(corpus.iter().map(String::as_str), recipe.vocab_size)?;
+        write(&files[2], &json)?;
+        json
+    };
     let tokenizer = Tokenizer::from_bytes(tokenizer_json.as_bytes())?;
     let pad_id = tokenizer.require_token_id("<|endoftext|>")?;
     let mut examples: Vec<Example> = build_examples(&train_rows, &tokenizer, &template)?;
@@ -236,6 +295,21 @@ pub fn build_demo(
         tokens,
         tokens as f64 / examples.len().max(1) as f64
     )));
+    let learned = (tokenizer.vocab_size() - SPECIAL_TOKENS.len() - ADDED_TOKENS.len()) as u32;
+    let copies = copy_examples(
+        (tokens as f64 * recipe.copy_fraction) as usize,
+        learned,
+        tokenizer.require_token_id("<predicted_observation>")?,
+        recipe.copy_span.0,
+        recipe.copy_span.1,
+        recipe.seed,
+    );
+    events(BuildEvent::Note(format!(
+        "{} copy examples ({} tokens) to teach copying",
+        copies.len(),
+        copies.iter().map(|e| e.ids.len()).sum::<usize>()
+    )));
+    examples.extend(copies);
 
     events(BuildEvent::Phase("train"));
     let mut model_json = recipe.model.clone();
@@ -246,9 +320,42 @@ pub fn build_demo(
     <Autodiff<Flex> as Backend>::seed(&device, recipe.seed);
     let model = Qwen35Moe::<Autodiff<Flex>>::init(&config, &device);
     let total = recipe.train.steps;
-    let (model, history) = train(model, &examples, &recipe.train, pad_id, &mut |s| {
-        events(BuildEvent::Step(s, total))
-    })?;
+    let checkpoints = Checkpointing {
+        dir: work_dir.join("checkpoints"),
+        every: recipe.checkpoint_every,
+        resume: options.resume,
+        stop_at: options.stop_after_steps,
+    };
+    if options.resume
+        && let Some((at, state)) = checkpoints.latest()?
+    {
+        events(BuildEvent::Note(format!(
+            "resuming from {} (step {} of {total})",
+            at.display(),
+            state.step
+        )));
+    }
+    let (model, history) = train(
+        model,
+        &examples,
+        &recipe.train,
+        pad_id,
+        Some(&checkpoints),
+        &mut |s| events(BuildEvent::Step(s, total)),
+    )?;
+    if history.len() < total {
+        events(BuildEvent::Note(format!(
+            "stopped after step {} of {total}; run again with --resume to continue",
+            history.len()
+        )));
+        return Ok(BuildSummary {
+            model_dir: out_dir.to_path_buf(),
+            train_rows: Vec::new(),
+            evaluation: Vec::new(),
+            train_secs: history.last().map_or(0.0, |s| s.elapsed_secs),
+            finished: false,
+        });
+    }
     let train_secs = history.last().map_or(0.0, |s| s.elapsed_secs);
 
     events(BuildEvent::Phase("export"));
@@ -289,6 +396,7 @@ pub fn build_demo(
         train_rows: counts.into_iter().collect(),
         evaluation,
         train_secs,
+        finished: true,
     })
 }
 
@@ -312,81 +420,4 @@ fn write_jsonl_lines<T: Serialize>(path: &Path, items: &[T]) -> Result<()> {
         text.push('\n');
     }
     write(path, text)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn export_dir(
-    out: &Path,
-    model: &Qwen35Moe<Flex>,
-    config: &Qwen35MoeConfig,
-    tokenizer_json: &str,
-    test_rows: &[Row],
-    recipe: &DemoRecipe,
-    history: &[StepInfo],
-) -> Result<()> {
-    let tokenizer = Tokenizer::from_bytes(tokenizer_json.as_bytes())?;
-    let mut cfg = config.to_hf_json();
-    cfg["torch_dtype"] = "bfloat16".into();
-    cfg["eos_token_id"] = tokenizer.require_token_id("<|im_end|>")?.into();
-    write(
-        &out.join("config.json"),
-        serde_json::to_string_pretty(&cfg).expect("json"),
-    )?;
-    let eos = tokenizer.stop_token_ids(&[]);
-    let generation = serde_json::json!({
-        "eos_token_id": eos,
-        "pad_token_id": tokenizer.require_token_id("<|endoftext|>")?,
-        "do_sample": false,
-        "max_new_tokens": recipe.eval_max_tokens,
-    });
-    write(
-        &out.join("generation_config.json"),
-        serde_json::to_string_pretty(&generation).expect("json"),
-    )?;
-    write(
-        &out.join("model.safetensors"),
-        to_safetensors(model, ExportDtype::Bf16)?,
-    )?;
-    write(&out.join("tokenizer.json"), tokenizer_json)?;
-    write(
-        &out.join("tokenizer_config.json"),
-        serde_json::to_string_pretty(&tokenizer_config()).expect("json"),
-    )?;
-    write(&out.join("chat_template.jinja"), AGENTWORLD_TEMPLATE)?;
-    write(
-        &out.join("prompts/terminal/system_prompt.txt"),
-        TERMINAL_PROMPT,
-    )?;
-    write(
-        &out.join("prompts/android/system_prompt.txt"),
-        ANDROID_PROMPT,
-    )?;
-    write_jsonl_file(out.join("heldout.jsonl"), test_rows)?;
-    let losses: Vec<(usize, f64)> = history.iter().map(|s| (s.step, s.loss)).collect();
-    write(
-        &out.join("training_loss.svg"),
-        loss_curve_svg(&losses, "agentworld-demo training loss"),
-    )?;
-    let counts = config.param_counts();
-    let card = serde_json::json!({
-        "name": "agentworld-demo",
-        "description": "A toy Qwen3.5-MoE world model trained by agentworld from scratch on real terminal transitions (real bash in sandboxes) and Android local edits on real UI dumps. It shows the whole loop running on a laptop; it is not a substitute for Qwen-AgentWorld.",
-        "domains": ["terminal", "android"],
-        "state_formats": {"android": "android-compact"},
-        "prompts_dir": "prompts",
-        "max_new_tokens": recipe.eval_max_tokens,
-        "training": {
-            "recipe": recipe,
-            "parameters": counts.total,
-            "active_parameters": counts.active,
-            "steps": history.len(),
-            "final_loss": history.last().map(|s| s.loss),
-            "seconds": history.last().map(|s| s.elapsed_secs),
-            "command": "agentworld train demo --out <dir>",
-        },
-    });
-    write(
-        &out.join("agentworld.json"),
-        serde_json::to_string_pretty(&card).expect("json"),
-    )
 }

@@ -15,6 +15,7 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::backend::AutodiffBackend;
 use burn::tensor::{Int, Tensor, TensorData};
 
+use crate::checkpoint::{Checkpointing, TrainState};
 use crate::dataset::{Example, batches};
 use crate::error::Result;
 
@@ -68,7 +69,7 @@ impl TrainConfig {
 }
 
 /// What one step did, for progress display.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StepInfo {
     /// 0-based step.
     pub step: usize,
@@ -78,7 +79,7 @@ pub struct StepInfo {
     pub learning_rate: f64,
     /// Real (unpadded) tokens in the batch.
     pub tokens: usize,
-    /// Seconds since training started.
+    /// Seconds of training so far (across resumed runs).
     pub elapsed_secs: f64,
 }
 
@@ -125,28 +126,43 @@ pub fn batch_loss<B: AutodiffBackend>(
 }
 
 /// Trains `model` on `examples`; returns the trained model (without autodiff) and the loss
-/// of every step. `on_step` sees each step as it finishes.
+/// of every step. `on_step` sees each step as it finishes. With `checkpoints`, the run saves
+/// a checkpoint every `every` steps and at the end, and (with `resume`) starts from the newest
+/// one: same weights, optimizer moments, step, schedule and batch order, so a resumed run
+/// ends where an uninterrupted one would. A run stopped by `stop_at` returns the model and
+/// history at that step.
 ///
 /// # Errors
-/// A batch the model rejects (e.g. a sequence longer than the context).
+/// A batch the model rejects (e.g. a sequence longer than the context); a checkpoint that
+/// cannot be written, read, or was made with other settings.
 pub fn train<B: AutodiffBackend>(
     mut model: Qwen35Moe<B>,
     examples: &[Example],
     config: &TrainConfig,
     pad_id: u32,
+    checkpoints: Option<&Checkpointing>,
     on_step: &mut dyn FnMut(StepInfo),
 ) -> Result<(Qwen35Moe<B::InnerBackend>, Vec<StepInfo>)> {
     let mut optimizer = AdamWConfig::new()
         .with_weight_decay(config.weight_decay)
         .with_grad_clipping(Some(GradientClippingConfig::Norm(config.grad_clip)))
         .init::<B, Qwen35Moe<B>>();
-    let started = Instant::now();
     let mut history = Vec::with_capacity(config.steps);
+    let mut first = 0;
+    if let Some(ck) = checkpoints.filter(|c| c.resume)
+        && let Some((at, state)) = ck.latest()?
+    {
+        (model, optimizer) = ck.load(&at, &state, config, examples.len(), model, optimizer)?;
+        first = state.step;
+        history = state.history;
+    }
+    let started = Instant::now();
+    let offset = history.last().map_or(0.0, |s: &StepInfo| s.elapsed_secs);
     let mut epoch = 0u64;
     let mut queue: Vec<Vec<usize>> = Vec::new();
-    for step in 0..config.steps {
+    let mut next_batch = |queue: &mut Vec<Vec<usize>>| {
         if queue.is_empty() {
-            queue = batches(
+            *queue = batches(
                 examples,
                 config.tokens_per_batch,
                 config.seed.wrapping_add(epoch),
@@ -154,9 +170,14 @@ pub fn train<B: AutodiffBackend>(
             queue.reverse();
             epoch += 1;
         }
-        let batch: Vec<&Example> = queue
-            .pop()
-            .expect("refilled")
+        queue.pop().expect("refilled")
+    };
+    // A resumed run draws the batches the stopped one drew, without training on them.
+    for _ in 0..first {
+        next_batch(&mut queue);
+    }
+    for step in first..config.steps {
+        let batch: Vec<&Example> = next_batch(&mut queue)
             .iter()
             .map(|&i| &examples[i])
             .collect();
@@ -176,10 +197,26 @@ pub fn train<B: AutodiffBackend>(
             loss: loss_value,
             learning_rate,
             tokens,
-            elapsed_secs: started.elapsed().as_secs_f64(),
+            elapsed_secs: offset + started.elapsed().as_secs_f64(),
         };
         on_step(info);
         history.push(info);
+        if let Some(ck) = checkpoints {
+            let done = step + 1;
+            let stop = ck.stop_at == Some(done);
+            if stop || done == config.steps || (ck.every > 0 && done % ck.every == 0) {
+                let state = TrainState {
+                    step: done,
+                    config: config.clone(),
+                    examples: examples.len(),
+                    history: history.clone(),
+                };
+                ck.save(&model, &optimizer, &state)?;
+            }
+            if stop {
+                break;
+            }
+        }
     }
     Ok((model.valid(), history))
 }
@@ -274,9 +311,97 @@ mod tests {
             tokens_per_batch: 100,
             ..Default::default()
         };
-        let (_, history) = train(model, &examples, &cfg, 0, &mut |_| {}).unwrap();
+        let (_, history) = train(model, &examples, &cfg, 0, None, &mut |_| {}).unwrap();
         let first = history[0].loss;
         let last = history.iter().rev().take(5).map(|s| s.loss).sum::<f64>() / 5.0;
         assert!(first > 2.0 && last < first * 0.3, "loss {first} -> {last}");
+    }
+
+    /// Stopping after 4 steps then resuming gives the same losses and weights as one run.
+    #[test]
+    fn a_resumed_run_ends_where_an_uninterrupted_one_does() {
+        let j = serde_json::json!({
+            "vocab_size": 16, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+            "num_key_value_heads": 1, "head_dim": 8, "linear_num_key_heads": 1,
+            "linear_num_value_heads": 1, "linear_key_head_dim": 8, "linear_value_head_dim": 8,
+            "num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 8,
+            "shared_expert_intermediate_size": 8, "full_attention_interval": 2
+        });
+        let config = Qwen35MoeConfig::from_json_str(&j.to_string(), "test").unwrap();
+        type B = Autodiff<Flex>;
+        let device = Default::default();
+        let fresh = || {
+            <B as burn::tensor::backend::Backend>::seed(&device, 3);
+            Qwen35Moe::<B>::init(&config, &device)
+        };
+        let examples: Vec<Example> = (0..6)
+            .map(|k| Example {
+                ids: (0..12).map(|i| ((i * (k + 2)) % 13 + 1) as u32).collect(),
+                completion_start: 3,
+                domain: "terminal".into(),
+                row_id: k.to_string(),
+            })
+            .collect();
+        let cfg = TrainConfig {
+            steps: 7,
+            warmup_steps: 2,
+            tokens_per_batch: 30,
+            ..Default::default()
+        };
+        let (whole, history) = train(fresh(), &examples, &cfg, 0, None, &mut |_| {}).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut ck = Checkpointing {
+            dir: dir.path().join("ck"),
+            every: 3,
+            resume: true,
+            stop_at: Some(4),
+        };
+        let (_, first) = train(fresh(), &examples, &cfg, 0, Some(&ck), &mut |_| {}).unwrap();
+        assert_eq!(first.len(), 4);
+        assert_eq!(
+            std::fs::read_to_string(ck.dir.join("latest")).unwrap(),
+            "step-000004"
+        );
+        assert!(
+            !ck.dir.join("step-000003").exists(),
+            "older checkpoint kept"
+        );
+        ck.stop_at = None;
+        let mut seen = Vec::new();
+        let (resumed, again) = train(fresh(), &examples, &cfg, 0, Some(&ck), &mut |s| {
+            seen.push(s.step)
+        })
+        .unwrap();
+        assert_eq!(seen, vec![4, 5, 6], "only the missing steps run");
+        let losses = |h: &[StepInfo]| h.iter().map(|s| s.loss).collect::<Vec<_>>();
+        assert_eq!(losses(&again), losses(&history));
+        let a = whole
+            .lm_head
+            .weight
+            .val()
+            .into_data()
+            .to_vec::<f32>()
+            .unwrap();
+        let b = resumed
+            .lm_head
+            .weight
+            .val()
+            .into_data()
+            .to_vec::<f32>()
+            .unwrap();
+        assert_eq!(a, b);
+        // Other settings: refused, naming the folder.
+        let other = TrainConfig {
+            learning_rate: 1e-3,
+            ..cfg.clone()
+        };
+        let err = train(fresh(), &examples, &other, 0, Some(&ck), &mut |_| {})
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.contains("other settings") && err.contains("ck"),
+            "{err}"
+        );
     }
 }

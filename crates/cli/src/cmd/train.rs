@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use agentworld_train::recipe::{BuildEvent, DemoRecipe, build_demo};
+use agentworld_train::recipe::{BuildEvent, BuildOptions, DemoRecipe, DemoSources, build_demo};
 use anyhow::{Result, bail};
 
 use crate::{paths, progress};
@@ -15,12 +15,22 @@ pub struct Args {
     /// Where to write the model directory.
     #[arg(long)]
     out: PathBuf,
-    /// Where to write the generated data and predictions. Default: `<out>.work`.
+    /// Where to write the generated data, tokenizer, checkpoints and predictions.
+    /// Default: `<out>.work`.
     #[arg(long)]
     work: Option<PathBuf>,
-    /// Folder of Android UI dumps. Default: ../shared/cases/android.
+    /// Folder of real public states (`android/`, `web/browsergym/`, `os/`) the data starts
+    /// from. Default: ../shared/cases (or $AGENTWORLD_CASES_DIR).
     #[arg(long)]
-    dumps: Option<PathBuf>,
+    cases: Option<PathBuf>,
+    /// Continue a stopped run from its newest checkpoint in `<work>/checkpoints`, with the data
+    /// and tokenizer it wrote. Give the same options as the first run.
+    #[arg(long)]
+    resume: bool,
+    /// Stop after this many training steps (a checkpoint is saved there); continue later with
+    /// --resume.
+    #[arg(long)]
+    stop_after_steps: Option<usize>,
     /// Optimizer steps (default: the recipe's).
     #[arg(long)]
     steps: Option<usize>,
@@ -56,13 +66,18 @@ pub fn run(args: Args) -> Result<()> {
         recipe.eval_rows_per_domain = n;
     }
     let work = args.work.unwrap_or_else(|| args.out.with_extension("work"));
-    let dumps = args.dumps.unwrap_or_else(paths::default_android_dumps);
+    let cases = args.cases.unwrap_or_else(paths::default_cases);
+    let options = BuildOptions {
+        resume: args.resume,
+        stop_after_steps: args.stop_after_steps,
+    };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let summary = build_demo(
         &recipe,
-        &dumps,
+        &DemoSources::from_cases(&cases),
         &work,
         &args.out,
+        &options,
         &mut |event| match event {
             BuildEvent::Phase(p) => {
                 if let Some(b) = bar.take() {
@@ -92,6 +107,13 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     if let Some(b) = bar.take() {
         b.finish();
+    }
+    if !summary.finished {
+        eprintln!(
+            "stopped after {:.0}s of training; continue with the same command and --resume",
+            summary.train_secs
+        );
+        return Ok(());
     }
     eprintln!(
         "model written to {} (training took {:.0}s)",

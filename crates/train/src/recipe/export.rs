@@ -1,0 +1,94 @@
+//! Writing the trained model as a Hugging Face directory with agentworld's model card.
+
+use std::path::Path;
+
+use agentworld_model::loader::export::{ExportDtype, to_safetensors};
+use agentworld_model::{Qwen35Moe, Qwen35MoeConfig};
+use agentworld_text::{AGENTWORLD_TEMPLATE, Tokenizer};
+use agentworld_world::Row;
+use agentworld_world::row::write_jsonl_file;
+use burn::backend::Flex;
+
+use super::{DESCRIPTION, DemoRecipe, PROMPTS, write};
+use crate::error::{Result, TrainError};
+use crate::eval::state_format;
+use crate::plot::loss_curve_svg;
+use crate::tokenizer::tokenizer_config;
+use crate::trainer::StepInfo;
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn export_dir(
+    out: &Path,
+    model: &Qwen35Moe<Flex>,
+    config: &Qwen35MoeConfig,
+    tokenizer_json: &str,
+    test_rows: &[Row],
+    recipe: &DemoRecipe,
+    history: &[StepInfo],
+) -> Result<()> {
+    let tokenizer = Tokenizer::from_bytes(tokenizer_json.as_bytes())?;
+    let mut cfg = config.to_hf_json();
+    cfg["torch_dtype"] = "bfloat16".into();
+    cfg["eos_token_id"] = tokenizer.require_token_id("<|im_end|>")?.into();
+    write(
+        &out.join("config.json"),
+        serde_json::to_string_pretty(&cfg).expect("json"),
+    )?;
+    let eos = tokenizer.stop_token_ids(&[]);
+    let generation = serde_json::json!({
+        "eos_token_id": eos,
+        "pad_token_id": tokenizer.require_token_id("<|endoftext|>")?,
+        "do_sample": false,
+        "max_new_tokens": recipe.eval_max_tokens,
+    });
+    write(
+        &out.join("generation_config.json"),
+        serde_json::to_string_pretty(&generation).expect("json"),
+    )?;
+    write(
+        &out.join("model.safetensors"),
+        to_safetensors(model, ExportDtype::Bf16)?,
+    )?;
+    write(&out.join("tokenizer.json"), tokenizer_json)?;
+    write(
+        &out.join("tokenizer_config.json"),
+        serde_json::to_string_pretty(&tokenizer_config()).expect("json"),
+    )?;
+    write(&out.join("chat_template.jinja"), AGENTWORLD_TEMPLATE)?;
+    for (domain, prompt) in PROMPTS {
+        let dir = out.join("prompts").join(domain);
+        std::fs::create_dir_all(&dir).map_err(|e| TrainError::io(&dir, e))?;
+        write(&dir.join("system_prompt.txt"), prompt)?;
+    }
+    write_jsonl_file(out.join("heldout.jsonl"), test_rows)?;
+    let losses: Vec<(usize, f64)> = history.iter().map(|s| (s.step, s.loss)).collect();
+    write(
+        &out.join("training_loss.svg"),
+        loss_curve_svg(&losses, "agentworld-demo training loss"),
+    )?;
+    let counts = config.param_counts();
+    let card = serde_json::json!({
+        "name": "agentworld-demo",
+        "description": DESCRIPTION,
+        "domains": PROMPTS.iter().map(|(d, _)| *d).collect::<Vec<_>>(),
+        "state_formats": PROMPTS
+            .iter()
+            .filter_map(|(d, _)| state_format(d).map(|f| (d.to_string(), serde_json::Value::from(f))))
+            .collect::<serde_json::Map<_, _>>(),
+        "prompts_dir": "prompts",
+        "max_new_tokens": recipe.eval_max_tokens,
+        "training": {
+            "recipe": recipe,
+            "parameters": counts.total,
+            "active_parameters": counts.active,
+            "steps": history.len(),
+            "final_loss": history.last().map(|s| s.loss),
+            "seconds": history.last().map(|s| s.elapsed_secs),
+            "command": "agentworld train demo --out <dir>",
+        },
+    });
+    write(
+        &out.join("agentworld.json"),
+        serde_json::to_string_pretty(&card).expect("json"),
+    )
+}
