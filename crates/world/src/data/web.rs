@@ -222,7 +222,12 @@ fn episode(
 ) -> Option<Row> {
     let source = if !pool.real.is_empty() && rng.chance(cfg.real_page_fraction) {
         let (name, page) = rng.pick(&pool.real)?;
-        Source::Real(name.clone(), page.clone())
+        // a page with nothing to act on gives only no-ops: take it less often
+        if page.nodes.iter().all(|n| n.role == "StaticText") && rng.chance(0.6) {
+            Source::Builtin(*rng.pick(&pool.families)?)
+        } else {
+            Source::Real(name.clone(), page.clone())
+        }
     } else {
         Source::Builtin(*rng.pick(&pool.families)?)
     };

@@ -432,11 +432,13 @@ impl Browser {
     }
 }
 
-/// The page a form's submission shows: a heading and one line per entered value.
+/// The page a form's submission shows: a heading and one line per submitted value (enabled
+/// fields with text, selections, checked boxes).
 fn confirmation(form: &Page) -> Page {
     let mut nodes = vec![Node::new(0, "heading", "Thank you")];
     nodes.push(Node::new(0, "StaticText", "We received the following:"));
-    for n in &form.nodes {
+    // disabled fields are not submitted
+    for n in form.nodes.iter().filter(|n| !n.disabled) {
         let line = match (n.role, &n.value, n.checked) {
             ("textbox" | "combobox", Some(v), _) if !v.is_empty() => format!("{}: {v}", n.name),
             ("checkbox", _, Some(true)) => format!("{}: yes", n.name),

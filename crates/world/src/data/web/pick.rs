@@ -1,7 +1,7 @@
 //! Choosing the next action on a page: useful edits and navigation most of the time, and
 //! actions that change nothing (disabled, missing, inert elements; no focus; no history).
 
-use super::page::{Act, Browser, Effect, Target};
+use super::page::{Act, Browser, Effect, Node, Target};
 use super::site::{Words, value_for};
 use crate::data::rng::Rng;
 
@@ -10,6 +10,17 @@ const INERT: [&str; 6] = ["heading", "iframe", "list", "listitem", "navigation",
 
 /// An option label no combobox has.
 const NOT_OPTIONS: [&str; 4] = ["Other", "None", "Custom", "Unknown"];
+
+/// Text to type into `field`: a value for its label, after a space when it has text already
+/// (typing appends at the end).
+fn typed(field: &Node, rng: &mut Rng, w: &Words) -> String {
+    let v = value_for(&field.name, rng, w);
+    if field.value.as_deref().is_some_and(|s| !s.is_empty()) {
+        format!(" {v}")
+    } else {
+        v
+    }
+}
 
 /// Picks an action for the shown page; `prev` (the last step's effect) makes follow-ups
 /// likely: typing after a focusing click, going back after a navigation.
@@ -27,7 +38,7 @@ pub(crate) fn pick_act(b: &Browser, prev: Option<&Effect>, rng: &mut Rng, w: &Wo
         .position(|n| n.focused && n.role == "textbox" && !n.disabled);
     match prev {
         Some(Effect::Focused { .. }) if focused.is_some() && rng.chance(0.85) => {
-            return Act::Type(value_for(&nodes[focused.unwrap_or(0)].name, rng, w));
+            return Act::Type(typed(&nodes[focused.unwrap_or(0)], rng, w));
         }
         Some(Effect::Navigated { .. } | Effect::Submitted { .. })
             if !b.history.is_empty() && rng.chance(0.5) =>
@@ -66,17 +77,17 @@ pub(crate) fn pick_act(b: &Browser, prev: Option<&Effect>, rng: &mut Rng, w: &Wo
     let weights = [
         w8(&textboxes, 30),                        // 0 fill
         w8(&textboxes, 15),                        // 1 focus
-        if focused.is_some() { 25 } else { 3 },    // 2 keyboard_type
+        if focused.is_some() { 25 } else { 2 },    // 2 keyboard_type
         w8(&combos, 20),                           // 3 select
-        w8(&combos, 3),                            // 4 select a missing option
+        w8(&combos, 2),                            // 4 select a missing option
         w8(&checks, 25),                           // 5 toggle
         w8(&links, 30),                            // 6 navigate
         w8(&submits, 10),                          // 7 submit
-        if b.history.is_empty() { 3 } else { 30 }, // 8 go_back
-        w8(&disabled, 15),                         // 9 disabled
-        w8(&inert, 7),                             // 10 inert
-        7,                                         // 11 missing bid
-        w8(&wrong, 4),                             // 12 fill on a non-field
+        if b.history.is_empty() { 2 } else { 30 }, // 8 go_back
+        w8(&disabled, 8),                          // 9 disabled
+        w8(&inert, 3),                             // 10 inert
+        4,                                         // 11 missing bid
+        w8(&wrong, 2),                             // 12 fill on a non-field
     ];
     let one = |v: &[usize], rng: &mut Rng| v[rng.below(v.len())];
     match rng.weighted(&weights) {
@@ -85,10 +96,10 @@ pub(crate) fn pick_act(b: &Browser, prev: Option<&Effect>, rng: &mut Rng, w: &Wo
             Act::Fill(bid(i), value_for(&nodes[i].name, rng, w))
         }
         1 => Act::Click(bid(one(&textboxes, rng))),
-        2 => {
-            let label = focused.map(|i| nodes[i].name.as_str()).unwrap_or("");
-            Act::Type(value_for(label, rng, w))
-        }
+        2 => match focused {
+            Some(i) => Act::Type(typed(&nodes[i], rng, w)),
+            None => Act::Type(value_for("", rng, w)),
+        },
         3 => {
             let i = one(&combos, rng);
             let opts: Vec<&str> = (i + 1..nodes.len())
