@@ -1,4 +1,4 @@
-//! Prints generated rows (development aid): `gen_preview terminal|android N [full]`.
+//! Prints generated rows (development aid): `gen_preview terminal|android|web N [full]`.
 use agentworld_world::data::{TerminalDataConfig, generate_terminal, row_tokens};
 
 fn main() {
@@ -25,6 +25,18 @@ fn main() {
                 n,
                 seed: 1,
                 dumps,
+                ..Default::default()
+            })
+            .unwrap()
+        }
+        Some("web") => {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../../shared/cases/web/browsergym");
+            let pages = agentworld_world::data::WebPage::load_dir(dir).unwrap_or_default();
+            agentworld_world::data::generate_web(&agentworld_world::data::WebDataConfig {
+                n,
+                seed: 1,
+                pages,
                 ..Default::default()
             })
             .unwrap()

@@ -1,20 +1,22 @@
-//! Training data for the demo world model: real terminal transitions and exact Android local
-//! edits, written as AgentWorldBench rows.
+//! Training data for the demo world model: real terminal transitions, exact Android local
+//! edits and exact Web page transitions, written as AgentWorldBench rows.
 //!
-//! Both generators are deterministic for a seed (their RNG is [`rng::Rng`], a fixed algorithm,
+//! The generators are deterministic for a seed (their RNG is [`rng::Rng`], a fixed algorithm,
 //! so the output never depends on a dependency's version) and keep every row within a token
 //! budget estimated by [`estimate_tokens`]. Each row carries `thinking` (one sentence) and
-//! `split`; the held-out split uses command templates or dump files the training split never
-//! contains.
+//! `split`; the held-out split uses command templates, dump files or pages the training split
+//! never contains.
 
 pub mod android;
 pub mod rng;
 #[cfg(feature = "native")]
 pub mod terminal;
+pub mod web;
 
 pub use android::{AndroidDataConfig, generate_android};
 #[cfg(feature = "native")]
 pub use terminal::{TerminalDataConfig, generate_terminal};
+pub use web::{WebDataConfig, WebPage, generate_web};
 
 use crate::Row;
 

@@ -1,0 +1,381 @@
+use super::page::{Act, Browser, Effect, Node, Page, Target, render};
+use super::*;
+use crate::data::row_tokens;
+use crate::messages::OBSERVATION_MARKER;
+use crate::state::StateParser;
+use crate::state::formats::AxTree;
+
+fn real_pages() -> Vec<WebPage> {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/cases/web/browsergym"
+    );
+    if std::path::Path::new(dir).is_dir() {
+        WebPage::load_dir(dir).unwrap_or_default()
+    } else {
+        Vec::new()
+    }
+}
+
+fn cfg(n: usize, pages: Vec<WebPage>) -> WebDataConfig {
+    WebDataConfig {
+        n,
+        seed: 7,
+        pages,
+        ..Default::default()
+    }
+}
+
+/// The state of the first prompt, then each response's observation.
+fn states(row: &Row) -> Vec<String> {
+    let first = row.prompt[0]
+        .split_once("**Current State:**\n")
+        .map(|(_, s)| s.to_string())
+        .expect("first prompt has a state");
+    let mut out = vec![first];
+    for r in &row.response {
+        let s = r
+            .strip_prefix(OBSERVATION_MARKER)
+            .and_then(|s| s.strip_prefix('\n'))
+            .expect("observation marker");
+        out.push(s.to_string());
+    }
+    out
+}
+
+fn actions(row: &Row) -> Vec<String> {
+    row.prompt
+        .iter()
+        .map(|p| {
+            let (_, rest) = p.split_once("```json\n").expect("action fence");
+            rest.split_once("\n```").expect("fence end").0.to_string()
+        })
+        .collect()
+}
+
+fn check_rows(rows: &[Row], cfg: &WebDataConfig) {
+    for row in rows {
+        row.validate().unwrap();
+        assert!(row.thinking.as_deref().is_some_and(|t| t.ends_with('.')));
+        assert!(row_tokens(row) <= cfg.max_row_tokens, "{}", row.id);
+        let limit = if row.prompt.len() > 1 {
+            cfg.max_multi_turn_state_chars
+        } else {
+            cfg.max_state_chars
+        };
+        assert!((1..=cfg.max_turns).contains(&row.prompt.len()));
+        for s in states(row) {
+            assert!(s.len() <= limit, "{}: {} chars", row.id, s.len());
+            let p = AxTree.parse(&s).unwrap();
+            assert!(p.warnings.is_empty(), "{}: {:?}\n{s}", row.id, p.warnings);
+        }
+        for a in actions(row) {
+            crate::action::web::parse(&a).unwrap_or_else(|e| panic!("{a}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn rows_are_deterministic_valid_and_in_budget() {
+    let c = cfg(300, real_pages());
+    let rows = generate_web(&c).unwrap();
+    assert_eq!(rows.len(), 300);
+    let again = generate_web(&c).unwrap();
+    assert_eq!(rows, again);
+    check_rows(&rows, &c);
+    assert!(rows.iter().any(|r| r.prompt.len() > 1));
+    assert!(rows.iter().any(|r| r.prompt.len() == 1));
+    let other = generate_web(&WebDataConfig { seed: 8, ..c }).unwrap();
+    assert_ne!(rows, other);
+}
+
+#[test]
+fn built_in_site_alone_gives_rows() {
+    let c = cfg(120, Vec::new());
+    let rows = generate_web(&c).unwrap();
+    check_rows(&rows, &c);
+}
+
+#[test]
+fn held_out_sources_and_words_never_train() {
+    let rows = generate_web(&cfg(400, real_pages())).unwrap();
+    let source = |r: &Row| r.extra["source"].as_str().unwrap_or("").to_string();
+    let train: std::collections::BTreeSet<String> = rows
+        .iter()
+        .filter(|r| r.split == Some(Split::Train))
+        .map(source)
+        .collect();
+    let test: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.split == Some(Split::Test))
+        .collect();
+    assert_eq!(test.len(), 40);
+    for r in &test {
+        assert!(!train.contains(&source(r)), "{}", source(r));
+    }
+    // held-out words never show up in training rows
+    let held: Vec<&str> = site::TEST_WORDS
+        .first
+        .iter()
+        .chain(site::TEST_WORDS.company)
+        .copied()
+        .collect();
+    for r in rows.iter().filter(|r| r.split == Some(Split::Train)) {
+        let text = r.prompt.concat() + &r.response.concat();
+        for w in &held {
+            assert!(!text.contains(w), "{} uses held-out {w}", r.id);
+        }
+    }
+}
+
+fn form() -> Browser {
+    let nodes = vec![
+        Node::new(0, "heading", "Contact"),
+        Node {
+            value: Some(String::new()),
+            ..Node::new(0, "textbox", "Name")
+        },
+        Node {
+            checked: Some(false),
+            ..Node::new(0, "checkbox", "Subscribe")
+        },
+        Node {
+            value: Some("a".into()),
+            ..Node::new(0, "combobox", "Topic")
+        },
+        Node {
+            checked: Some(true),
+            ..Node::new(1, "option", "a")
+        },
+        Node {
+            checked: Some(false),
+            ..Node::new(1, "option", "b")
+        },
+        Node {
+            disabled: true,
+            value: Some("x".into()),
+            ..Node::new(0, "textbox", "Account")
+        },
+        Node {
+            target: Target::Page(1),
+            ..Node::new(0, "link", "Next")
+        },
+    ];
+    let mut p0 = Page {
+        title: "Form".into(),
+        nodes,
+    };
+    p0.assign_bids(10, || false);
+    let mut p1 = Page {
+        title: "Next".into(),
+        nodes: vec![Node::new(0, "heading", "Second")],
+    };
+    p1.assign_bids(1, || false);
+    Browser::new(vec![p0, p1])
+}
+
+fn changed_lines(a: &str, b: &str) -> Vec<(String, String)> {
+    assert_eq!(a.lines().count(), b.lines().count());
+    a.lines()
+        .zip(b.lines())
+        .filter(|(x, y)| x != y)
+        .map(|(x, y)| (x.to_string(), y.to_string()))
+        .collect()
+}
+
+#[test]
+fn exact_transitions() {
+    let mut b = form();
+    let s0 = b.render();
+    assert_eq!(
+        s0,
+        "RootWebArea 'Form', focused\n\t[10] heading 'Contact'\n\t[11] textbox 'Name'\n\t[12] checkbox 'Subscribe', checked='false'\n\t[13] combobox 'Topic', value='a'\n\t\t[14] option 'a', selected=True\n\t\t[15] option 'b'\n\t[16] textbox 'Account', value='x', disabled=True\n\t[17] link 'Next'"
+    );
+    // fill changes only that node's value
+    assert!(matches!(
+        b.apply(&Act::Fill("11".into(), "Ana".into())),
+        Effect::Filled { .. }
+    ));
+    let s1 = b.render();
+    assert_eq!(
+        changed_lines(&s0, &s1),
+        [(
+            "\t[11] textbox 'Name'".to_string(),
+            "\t[11] textbox 'Name', value='Ana'".to_string()
+        )]
+    );
+    // checkbox toggles, twice back
+    b.apply(&Act::Click("12".into()));
+    assert!(
+        b.render()
+            .contains("[12] checkbox 'Subscribe', checked='true'")
+    );
+    b.apply(&Act::Click("12".into()));
+    assert_eq!(b.render(), s1);
+    // select moves the selection
+    b.apply(&Act::Select("13".into(), "b".into()));
+    let s2 = b.render();
+    assert!(s2.contains("value='b'") && s2.contains("[15] option 'b', selected=True"));
+    assert!(b.apply(&Act::Select("13".into(), "zz".into())).is_noop());
+    // disabled, missing, inert, wrong kind: unchanged
+    for act in [
+        Act::Fill("16".into(), "y".into()),
+        Act::Click("16".into()),
+        Act::Click("99".into()),
+        Act::Click("10".into()),
+        Act::Fill("12".into(), "y".into()),
+        Act::Type("zzz".into()),
+    ] {
+        let e = b.apply(&act);
+        assert!(e.is_noop(), "{act:?} gave {e:?}");
+        assert_eq!(b.render(), s2, "{act:?}");
+    }
+    // click focuses, then keyboard_type appends
+    b.apply(&Act::Click("11".into()));
+    let s3 = b.render();
+    assert!(s3.starts_with("RootWebArea 'Form'\n"));
+    assert!(s3.contains("[11] textbox 'Name', value='Ana', focused"));
+    b.apply(&Act::Type(" Lopez".into()));
+    assert!(b.render().contains("value='Ana Lopez', focused"));
+    // navigation and back: the page as it was left, focus dropped
+    let before_nav = b.render().replace(", focused", "");
+    let e = b.apply(&Act::Click("17".into()));
+    assert!(matches!(e, Effect::Navigated { .. }));
+    assert_eq!(
+        b.render(),
+        "RootWebArea 'Next', focused\n\t[1] heading 'Second'"
+    );
+    b.apply(&Act::Back);
+    let back = b.render();
+    assert_eq!(
+        back,
+        before_nav.replacen("RootWebArea 'Form'", "RootWebArea 'Form', focused", 1)
+    );
+    assert_eq!(b.apply(&Act::Back), Effect::NoHistory);
+    assert_eq!(b.render(), back);
+}
+
+#[test]
+fn navigation_then_back_restores_state() {
+    let mut b = form();
+    let s0 = b.render();
+    b.apply(&Act::Click("17".into()));
+    assert_ne!(b.render(), s0);
+    b.apply(&Act::Back);
+    assert_eq!(b.render(), s0);
+}
+
+#[test]
+fn submit_shows_values_and_back_returns() {
+    let mut rng = Rng::new(3);
+    let mut b = site::build(site::Family::Contact, &mut rng, &TRAIN_WORDS);
+    let s0 = b.render();
+    let (i, submit) = b
+        .page()
+        .nodes
+        .iter()
+        .enumerate()
+        .find(|(_, n)| n.target == Target::Submit)
+        .map(|(i, n)| (i, n.clone()))
+        .unwrap();
+    let _ = i;
+    let bid = submit.bid.clone().unwrap();
+    let e = b.apply(&Act::Click(bid));
+    if submit.disabled {
+        assert!(e.is_noop());
+        assert_eq!(b.render(), s0);
+    } else {
+        assert!(matches!(e, Effect::Submitted { .. }), "{e:?}");
+        assert!(b.render().contains("heading 'Thank you'"));
+        b.apply(&Act::Back);
+        assert_eq!(b.render(), s0);
+    }
+}
+
+#[test]
+fn real_pages_fold_to_the_tree() {
+    let p = html::page_from_html(
+        "t.html",
+        "<html><head><title>T</title><style>x{}</style></head><body><h1>Hi <b>there</b></h1>\
+         <label><input type=checkbox checked> Remember me</label><input placeholder='Email' disabled>\
+         <select name=s><option>A</option><option selected>B</option></select><a href=x>More</a>\
+         <iframe srcdoc=\"<p>In frame</p><input placeholder='Q'>\"></iframe></body></html>",
+    )
+    .unwrap();
+    let mut p = p;
+    p.assign_bids(1, || false);
+    let text = render(&p);
+    assert_eq!(
+        text,
+        "RootWebArea 'T', focused\n\t[1] heading 'Hi there'\n\t[2] checkbox 'Remember me', checked='true'\n\t[3] textbox 'Email', disabled=True\n\t[4] combobox '', value='B'\n\t\t[5] option 'A'\n\t\t[6] option 'B', selected=True\n\t[7] link 'More'\n\t[8] iframe ''\n\t\tStaticText 'In frame'\n\t\t[a0] textbox 'Q'"
+    );
+    let parsed = AxTree.parse(&text).unwrap();
+    assert!(parsed.warnings.is_empty());
+    // empty input is an error naming the page, never a panic
+    let err = html::page_from_html("broken.html", "").err();
+    if let Some(e) = err {
+        assert!(e.to_string().contains("broken.html"), "{e}");
+    }
+    for page in real_pages() {
+        let p = html::page_from_html(&page.name, &page.html).unwrap();
+        let mut p = p;
+        p.assign_bids(1, || false);
+        let t = render(&p);
+        assert!(AxTree.parse(&t).unwrap().warnings.is_empty(), "{t}");
+    }
+}
+
+#[test]
+fn sample_and_stats() {
+    let c = WebDataConfig {
+        n: 500,
+        seed: 1,
+        pages: real_pages(),
+        ..Default::default()
+    };
+    let rows = generate_web(&c).unwrap();
+    for r in rows.iter().take(3) {
+        println!(
+            "==== {} {:?} source={} tokens~{}",
+            r.id,
+            r.split,
+            r.extra["source"],
+            row_tokens(r)
+        );
+        for (p, o) in r.prompt.iter().zip(&r.response) {
+            println!("--- prompt\n{p}\n--- response\n{o}");
+        }
+        println!("--- thinking: {}", r.thinking.as_deref().unwrap_or(""));
+    }
+    let first_states: Vec<usize> = rows.iter().map(|r| states(r)[0].len()).collect();
+    let tokens: Vec<usize> = rows.iter().map(row_tokens).collect();
+    let turns: Vec<usize> = rows.iter().map(|r| r.prompt.len()).collect();
+    let noops = rows
+        .iter()
+        .filter(|r| {
+            let s = states(r);
+            s[s.len() - 2] == s[s.len() - 1]
+        })
+        .count();
+    let real = rows
+        .iter()
+        .filter(|r| {
+            !r.extra["source"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("builtin")
+        })
+        .count();
+    println!(
+        "rows {} | first state chars avg {:.0} max {} | row_tokens avg {:.0} max {} | turns avg {:.2} multi {} | last-turn no-ops {} | real-page rows {}",
+        rows.len(),
+        first_states.iter().sum::<usize>() as f64 / rows.len() as f64,
+        first_states.iter().max().unwrap_or(&0),
+        tokens.iter().sum::<usize>() as f64 / rows.len() as f64,
+        tokens.iter().max().unwrap_or(&0),
+        turns.iter().sum::<usize>() as f64 / rows.len() as f64,
+        turns.iter().filter(|&&t| t > 1).count(),
+        noops,
+        real
+    );
+}
