@@ -17,7 +17,8 @@ use agentworld_model::{Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_world::data::android::Dump;
 use agentworld_world::data::{
-    AndroidDataConfig, TerminalDataConfig, generate_android, generate_terminal,
+    AndroidDataConfig, TerminalDataConfig, WebDataConfig, WebPage, generate_android,
+    generate_terminal, generate_web,
 };
 use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
 use agentworld_world::{Row, Split};
@@ -41,8 +42,15 @@ pub const TERMINAL_PROMPT: &str = "You are a Terminal World Model. Given the age
 /// System prompt the demo model is trained with for the Android domain (our own words).
 pub const ANDROID_PROMPT: &str = "You are an Android World Model. The screen is a UI hierarchy in android-compact form: one node per line, indented by depth. Given the agent's UI action, predict the next hierarchy in the same form, changing only what the action changes. Think in one sentence, then write it in one <predicted_observation> block.";
 
+/// System prompt the demo model is trained with for the Web domain (our own words).
+pub const WEB_PROMPT: &str = "You are a Web World Model. The page is an accessibility tree in BrowserGym form: one `[bid] role 'name'` node per line, indented by depth. Given the agent's browser action, predict the next tree in the same form: an edit changes only its element, a link click loads the linked page, go_back returns to the previous one. Think in one sentence, then write it in one <predicted_observation> block.";
+
 /// The domains the demo model knows, with the system prompt it is trained with.
-pub const PROMPTS: [(&str, &str); 2] = [("terminal", TERMINAL_PROMPT), ("android", ANDROID_PROMPT)];
+pub const PROMPTS: [(&str, &str); 3] = [
+    ("terminal", TERMINAL_PROMPT),
+    ("android", ANDROID_PROMPT),
+    ("web", WEB_PROMPT),
+];
 
 /// The model card's description.
 pub const DESCRIPTION: &str = "A toy Qwen3.5-MoE world model trained by agentworld from scratch on real terminal transitions (real bash in sandboxes) and Android local edits on real UI dumps. It shows the whole loop running on a laptop; it is not a substitute for Qwen-AgentWorld.";
@@ -56,6 +64,8 @@ pub struct DemoRecipe {
     pub terminal_rows: usize,
     /// Android rows to generate.
     pub android_rows: usize,
+    /// Web rows to generate.
+    pub web_rows: usize,
     /// Tokenizer size, added tokens included.
     pub vocab_size: usize,
     /// Examples longer than this many tokens are left out of training.
@@ -85,6 +95,7 @@ impl Default for DemoRecipe {
             seed: 7,
             terminal_rows: 3000,
             android_rows: 3000,
+            web_rows: 3000,
             vocab_size: 4096,
             max_example_tokens: 1400,
             copy_fraction: 0.15,
@@ -191,13 +202,16 @@ pub fn record_evaluation(
 pub struct DemoSources {
     /// uiautomator dumps (`*.xml`).
     pub android_dumps: PathBuf,
+    /// Real HTML pages (`*.html`).
+    pub web_pages: PathBuf,
 }
 
 impl DemoSources {
-    /// The folders of `../shared/cases` (`android/`).
+    /// The folders of `../shared/cases` (`android/`, `web/browsergym/`).
     pub fn from_cases(cases: &Path) -> Self {
         Self {
             android_dumps: cases.join("android"),
+            web_pages: cases.join("web/browsergym"),
         }
     }
 }
@@ -220,9 +234,20 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         system_prompt: ANDROID_PROMPT.into(),
         ..Default::default()
     })?;
+    let web = generate_web(&WebDataConfig {
+        n: recipe.web_rows,
+        seed: recipe.seed,
+        pages: WebPage::load_dir(&sources.web_pages)?,
+        // The page with a checkbox and a text field, so held-out real-page rows are not all
+        // no-ops (the last page by name, example.html, has only a link).
+        held_out: Some(vec!["basic_iframe_site_inner-iframe".into()]),
+        system_prompt: WEB_PROMPT.into(),
+        ..Default::default()
+    })?;
     let (test, train): (Vec<Row>, Vec<Row>) = terminal
         .into_iter()
         .chain(android)
+        .chain(web)
         .partition(|r| r.split == Some(Split::Test));
     Ok((train, test))
 }

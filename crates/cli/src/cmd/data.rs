@@ -2,10 +2,11 @@
 
 use std::path::PathBuf;
 
-use agentworld_train::recipe::{ANDROID_PROMPT, TERMINAL_PROMPT};
+use agentworld_train::recipe::{ANDROID_PROMPT, TERMINAL_PROMPT, WEB_PROMPT};
 use agentworld_world::data::android::Dump;
 use agentworld_world::data::{
-    AndroidDataConfig, TerminalDataConfig, generate_android, generate_terminal,
+    AndroidDataConfig, TerminalDataConfig, WebDataConfig, WebPage, generate_android,
+    generate_terminal, generate_web,
 };
 use agentworld_world::row::write_jsonl_file;
 use agentworld_world::{Domain, PromptSet, Split};
@@ -20,6 +21,8 @@ enum Kind {
     Terminal,
     /// Local edits on real Android UI dumps, computed exactly.
     Android,
+    /// Edits, link clicks and go_back on real HTML pages and a built-in site, computed exactly.
+    Web,
 }
 
 /// Arguments of `agentworld data`.
@@ -40,6 +43,9 @@ pub struct Args {
     /// Folder of uiautomator dumps (Android). Default: ../shared/cases/android.
     #[arg(long)]
     dumps: Option<PathBuf>,
+    /// Folder of HTML pages (Web). Default: ../shared/cases/web/browsergym.
+    #[arg(long)]
+    pages: Option<PathBuf>,
     /// System prompt style: `demo` (the short prompts the demo model is trained with) or
     /// `full` (our full domain prompts).
     #[arg(long, default_value = "demo")]
@@ -48,15 +54,18 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let full = args.prompts == "full";
+    let prompt = |domain: Domain, demo: &str| -> String {
+        if full {
+            PromptSet::builtin().system_prompt(domain).into()
+        } else {
+            demo.into()
+        }
+    };
     let rows = match args.kind {
         Kind::Terminal => generate_terminal(&TerminalDataConfig {
             n: args.n,
             seed: args.seed,
-            system_prompt: if full {
-                PromptSet::builtin().system_prompt(Domain::Terminal).into()
-            } else {
-                TERMINAL_PROMPT.into()
-            },
+            system_prompt: prompt(Domain::Terminal, TERMINAL_PROMPT),
             ..Default::default()
         })?,
         Kind::Android => {
@@ -67,11 +76,22 @@ pub fn run(args: Args) -> Result<()> {
                 n: args.n,
                 seed: args.seed,
                 dumps,
-                system_prompt: if full {
-                    PromptSet::builtin().system_prompt(Domain::Android).into()
-                } else {
-                    ANDROID_PROMPT.into()
-                },
+                system_prompt: prompt(Domain::Android, ANDROID_PROMPT),
+                ..Default::default()
+            })?
+        }
+        Kind::Web => {
+            let dir = args
+                .pages
+                .unwrap_or_else(|| paths::default_cases().join("web/browsergym"));
+            let pages = WebPage::load_dir(&dir)
+                .with_context(|| format!("reading pages from {}", dir.display()))?;
+            generate_web(&WebDataConfig {
+                n: args.n,
+                seed: args.seed,
+                pages,
+                held_out: Some(vec!["basic_iframe_site_inner-iframe".into()]),
+                system_prompt: prompt(Domain::Web, WEB_PROMPT),
                 ..Default::default()
             })?
         }

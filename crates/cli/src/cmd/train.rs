@@ -61,6 +61,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(n) = args.rows {
         recipe.terminal_rows = n;
         recipe.android_rows = n;
+        recipe.web_rows = n;
     }
     if let Some(n) = args.eval_rows {
         recipe.eval_rows_per_domain = n;
