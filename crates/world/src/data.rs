@@ -1,18 +1,20 @@
-//! Training data for the demo world model: real terminal transitions and exact Android local
-//! edits, written as AgentWorldBench rows.
+//! Training data for the demo world model: real terminal transitions, exact Android local
+//! edits and exact desktop (OS) transitions, written as AgentWorldBench rows.
 //!
-//! Both generators are deterministic for a seed (their RNG is [`rng::Rng`], a fixed algorithm,
+//! The generators are deterministic for a seed (their RNG is [`rng::Rng`], a fixed algorithm,
 //! so the output never depends on a dependency's version) and keep every row within a token
 //! budget estimated by [`estimate_tokens`]. Each row carries `thinking` (one sentence) and
 //! `split`; the held-out split uses command templates or dump files the training split never
 //! contains.
 
 pub mod android;
+pub mod os;
 pub mod rng;
 #[cfg(feature = "native")]
 pub mod terminal;
 
 pub use android::{AndroidDataConfig, generate_android};
+pub use os::{AtspiTree, DesktopTree, OsDataConfig, generate_os};
 #[cfg(feature = "native")]
 pub use terminal::{TerminalDataConfig, generate_terminal};
 
