@@ -1,5 +1,6 @@
 //! Training data for the demo world model: real terminal transitions, exact Android local
-//! edits and exact Web page transitions, written as AgentWorldBench rows.
+//! edits, exact Web page transitions and exact desktop (OS) transitions, written as
+//! AgentWorldBench rows.
 //!
 //! The generators are deterministic for a seed (their RNG is [`rng::Rng`], a fixed algorithm,
 //! so the output never depends on a dependency's version) and keep every row within a token
@@ -8,12 +9,14 @@
 //! never contains.
 
 pub mod android;
+pub mod os;
 pub mod rng;
 #[cfg(feature = "native")]
 pub mod terminal;
 pub mod web;
 
 pub use android::{AndroidDataConfig, generate_android};
+pub use os::{AtspiTree, DesktopTree, OsDataConfig, generate_os};
 #[cfg(feature = "native")]
 pub use terminal::{TerminalDataConfig, generate_terminal};
 pub use web::{WebDataConfig, WebPage, generate_web};
