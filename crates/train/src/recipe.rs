@@ -1,8 +1,10 @@
 //! The demo model recipe: from nothing to a model directory, in one call.
 //!
-//! 1. Data: terminal transitions from real bash in throwaway sandboxes and Android local edits
-//!    on real UI dumps (the world crate's generators), with held-out rows whose command
-//!    templates and dump files never appear in training.
+//! 1. Data: terminal transitions from real bash in throwaway sandboxes, Android local edits on
+//!    real UI dumps, Web page transitions (real HTML pages and a built-in site) and desktop
+//!    transitions (real AT-SPI trees and a mini desktop), all computed exactly by the world
+//!    crate's generators, with held-out rows whose command templates, dumps, pages, desktops
+//!    and words never appear in training; plus auxiliary copy examples.
 //! 2. Tokenizer: our own byte-level BPE trained on the training rows.
 //! 3. Model: Qwen3.5-MoE at toy size (hybrid Gated DeltaNet / gated attention, sparse MoE with
 //!    a shared expert), trained from scratch with burn autodiff on the CPU.
@@ -17,8 +19,8 @@ use agentworld_model::{Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_world::data::android::Dump;
 use agentworld_world::data::{
-    AndroidDataConfig, TerminalDataConfig, WebDataConfig, WebPage, generate_android,
-    generate_terminal, generate_web,
+    AndroidDataConfig, AtspiTree, OsDataConfig, TerminalDataConfig, WebDataConfig, WebPage,
+    generate_android, generate_os, generate_terminal, generate_web,
 };
 use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
 use agentworld_world::{Row, Split};
@@ -45,15 +47,19 @@ pub const ANDROID_PROMPT: &str = "You are an Android World Model. The screen is 
 /// System prompt the demo model is trained with for the Web domain (our own words).
 pub const WEB_PROMPT: &str = "You are a Web World Model. The page is an accessibility tree in BrowserGym form: one `[bid] role 'name'` node per line, indented by depth. Given the agent's browser action, predict the next tree in the same form: an edit changes only its element, a link click loads the linked page, go_back returns to the previous one. Think in one sentence, then write it in one <predicted_observation> block.";
 
+/// System prompt the demo model is trained with for the OS (desktop) domain (our own words).
+pub const OS_PROMPT: &str = "You are a Desktop World Model. The screen is the accessibility table OSWorld agents read: a header line, then one node per line with tab-separated tag, name, text, class, description, position and size. Given the agent's pyautogui action, predict the next table in the same form: a click toggles a check box or focuses a field, typing fills the focused field, a launcher opens its window, Close removes it. Think in one sentence, then write it in one <predicted_observation> block.";
+
 /// The domains the demo model knows, with the system prompt it is trained with.
-pub const PROMPTS: [(&str, &str); 3] = [
+pub const PROMPTS: [(&str, &str); 4] = [
     ("terminal", TERMINAL_PROMPT),
     ("android", ANDROID_PROMPT),
     ("web", WEB_PROMPT),
+    ("os", OS_PROMPT),
 ];
 
 /// The model card's description.
-pub const DESCRIPTION: &str = "A toy Qwen3.5-MoE world model trained by agentworld from scratch on real terminal transitions (real bash in sandboxes) and Android local edits on real UI dumps. It shows the whole loop running on a laptop; it is not a substitute for Qwen-AgentWorld.";
+pub const DESCRIPTION: &str = "A toy Qwen3.5-MoE world model trained by agentworld from scratch on real terminal transitions (real bash in sandboxes) and on exactly computed GUI transitions: Android edits on real UI dumps, Web page edits and navigation (BrowserGym accessibility trees of real and built-in pages), and desktop actions (OSWorld accessibility tables of real AT-SPI trees and a mini desktop). It shows the whole loop running on a laptop; it is not a substitute for Qwen-AgentWorld.";
 
 /// Every setting of the demo build.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -66,6 +72,8 @@ pub struct DemoRecipe {
     pub android_rows: usize,
     /// Web rows to generate.
     pub web_rows: usize,
+    /// OS (desktop) rows to generate.
+    pub os_rows: usize,
     /// Tokenizer size, added tokens included.
     pub vocab_size: usize,
     /// Examples longer than this many tokens are left out of training.
@@ -96,6 +104,7 @@ impl Default for DemoRecipe {
             terminal_rows: 3000,
             android_rows: 3000,
             web_rows: 3000,
+            os_rows: 3000,
             vocab_size: 4096,
             max_example_tokens: 1400,
             copy_fraction: 0.15,
@@ -204,14 +213,17 @@ pub struct DemoSources {
     pub android_dumps: PathBuf,
     /// Real HTML pages (`*.html`).
     pub web_pages: PathBuf,
+    /// Real AT-SPI desktop trees (`*.xml`).
+    pub os_trees: PathBuf,
 }
 
 impl DemoSources {
-    /// The folders of `../shared/cases` (`android/`, `web/browsergym/`).
+    /// The folders of `../shared/cases` (`android/`, `web/browsergym/`, `os/`).
     pub fn from_cases(cases: &Path) -> Self {
         Self {
             android_dumps: cases.join("android"),
             web_pages: cases.join("web/browsergym"),
+            os_trees: cases.join("os"),
         }
     }
 }
@@ -244,10 +256,18 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         system_prompt: WEB_PROMPT.into(),
         ..Default::default()
     })?;
+    let os = generate_os(&OsDataConfig {
+        n: recipe.os_rows,
+        seed: recipe.seed,
+        trees: AtspiTree::load_dir(&sources.os_trees)?,
+        system_prompt: OS_PROMPT.into(),
+        ..Default::default()
+    })?;
     let (test, train): (Vec<Row>, Vec<Row>) = terminal
         .into_iter()
         .chain(android)
         .chain(web)
+        .chain(os)
         .partition(|r| r.split == Some(Split::Test));
     Ok((train, test))
 }

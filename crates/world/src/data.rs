@@ -19,7 +19,7 @@ pub use android::{AndroidDataConfig, generate_android};
 pub use os::{AtspiTree, DesktopTree, OsDataConfig, generate_os};
 #[cfg(feature = "native")]
 pub use terminal::{TerminalDataConfig, generate_terminal};
-pub use web::{WebDataConfig, WebPage, generate_web};
+pub use web::{WebDataConfig, WebPage, generate_web, html_to_axtree};
 
 use crate::Row;
 

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use agentworld_train::recipe::{ANDROID_PROMPT, TERMINAL_PROMPT, WEB_PROMPT};
+use agentworld_train::recipe::{ANDROID_PROMPT, OS_PROMPT, TERMINAL_PROMPT, WEB_PROMPT};
 use agentworld_world::data::android::Dump;
 use agentworld_world::data::{
-    AndroidDataConfig, TerminalDataConfig, WebDataConfig, WebPage, generate_android,
-    generate_terminal, generate_web,
+    AndroidDataConfig, AtspiTree, OsDataConfig, TerminalDataConfig, WebDataConfig, WebPage,
+    generate_android, generate_os, generate_terminal, generate_web,
 };
 use agentworld_world::row::write_jsonl_file;
 use agentworld_world::{Domain, PromptSet, Split};
@@ -23,6 +23,8 @@ enum Kind {
     Android,
     /// Edits, link clicks and go_back on real HTML pages and a built-in site, computed exactly.
     Web,
+    /// Clicks, typing, opening and closing windows on real AT-SPI trees and a mini desktop.
+    Os,
 }
 
 /// Arguments of `agentworld data`.
@@ -46,6 +48,9 @@ pub struct Args {
     /// Folder of HTML pages (Web). Default: ../shared/cases/web/browsergym.
     #[arg(long)]
     pages: Option<PathBuf>,
+    /// Folder of AT-SPI desktop trees (OS). Default: ../shared/cases/os.
+    #[arg(long)]
+    trees: Option<PathBuf>,
     /// System prompt style: `demo` (the short prompts the demo model is trained with) or
     /// `full` (our full domain prompts).
     #[arg(long, default_value = "demo")]
@@ -92,6 +97,20 @@ pub fn run(args: Args) -> Result<()> {
                 pages,
                 held_out: Some(vec!["basic_iframe_site_inner-iframe".into()]),
                 system_prompt: prompt(Domain::Web, WEB_PROMPT),
+                ..Default::default()
+            })?
+        }
+        Kind::Os => {
+            let dir = args
+                .trees
+                .unwrap_or_else(|| paths::default_cases().join("os"));
+            let trees = AtspiTree::load_dir(&dir)
+                .with_context(|| format!("reading desktop trees from {}", dir.display()))?;
+            generate_os(&OsDataConfig {
+                n: args.n,
+                seed: args.seed,
+                trees,
+                system_prompt: prompt(Domain::Os, OS_PROMPT),
                 ..Default::default()
             })?
         }

@@ -8,6 +8,7 @@ use agentworld_engine::{GenerateParams, ModelCard};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_world::action::{Action, check_targets, parse_action};
+use agentworld_world::data::{DesktopTree, html_to_axtree};
 use agentworld_world::messages::turn_prompt;
 use agentworld_world::state::Registry;
 use agentworld_world::state::android::{parse_compact, parse_xml, render_compact};
@@ -156,17 +157,36 @@ pub(crate) fn prompt_set(
     })
 }
 
-/// The state in the representation the model expects (the demo model reads Android trees in
-/// android-compact form).
+/// The state in the representation the model expects, from its card's `state_formats`: the
+/// demo model reads Android trees in android-compact form, Web pages as BrowserGym
+/// accessibility trees (`axtree`) and desktops as OSWorld tables (`osworld-tsv`); a state given
+/// as XML or HTML is converted, anything else is sent as written.
 pub(crate) fn prepare_state(
     domain: Domain,
     text: String,
     card: Option<&ModelCard>,
 ) -> Result<String> {
-    let wants_compact = card
-        .and_then(|c| c.state_formats.get(domain.as_str()))
-        .is_some_and(|f| f == "android-compact");
-    if domain == Domain::Android && wants_compact && text.trim_start().starts_with('<') {
+    let wants = |format: &str| {
+        card.and_then(|c| c.state_formats.get(domain.as_str()))
+            .is_some_and(|f| f == format)
+    };
+    let markup = text.trim_start().starts_with('<');
+    if domain == Domain::Web && wants("axtree") && markup {
+        eprintln!(
+            "note: state: HTML converted to an accessibility tree, bids numbered in document order"
+        );
+        return html_to_axtree("the state", &text)
+            .context("the state looks like HTML but cannot be read");
+    }
+    if domain == Domain::Os && wants("osworld-tsv") && markup {
+        return DesktopTree::from_atspi(&text)
+            .map(|t| t.to_tsv())
+            .map_err(|e| {
+                anyhow::anyhow!("the state looks like an AT-SPI tree but does not parse: {e}")
+            });
+    }
+    let wants_compact = wants("android-compact");
+    if domain == Domain::Android && wants_compact && markup {
         let parsed =
             parse_xml(&text).context("the state looks like a UI dump but does not parse")?;
         for w in &parsed.warnings {

@@ -62,6 +62,7 @@ pub fn run(args: Args) -> Result<()> {
         recipe.terminal_rows = n;
         recipe.android_rows = n;
         recipe.web_rows = n;
+        recipe.os_rows = n;
     }
     if let Some(n) = args.eval_rows {
         recipe.eval_rows_per_domain = n;

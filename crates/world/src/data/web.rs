@@ -138,6 +138,19 @@ struct Pool {
     words: &'static Words,
 }
 
+/// An HTML page as the BrowserGym accessibility-tree text the demo model reads (`axtree`):
+/// headings, text, links, buttons, fields, selects, images and inline frames, with bids
+/// numbered from 1 in document order (frame contents get a letter prefix), as BrowserGym
+/// numbers a page it marks. `name` names the page in errors.
+///
+/// # Errors
+/// [`Error::Data`] naming the page when it cannot be read.
+pub fn html_to_axtree(name: &str, html: &str) -> Result<String> {
+    let mut page = html::page_from_html(name, html)?;
+    page.assign_bids(1, || false);
+    Ok(page::render(&page))
+}
+
 /// Generates `cfg.n` Web rows, in a stable order (see the module docs).
 pub fn generate_web(cfg: &WebDataConfig) -> Result<Vec<Row>> {
     let mut pages: Vec<&WebPage> = cfg.pages.iter().collect();
