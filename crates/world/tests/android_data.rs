@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use agentworld_world::action::android::{AndroidAction, Outcome, apply};
 use agentworld_world::data::android::Dump;
+use agentworld_world::data::android::moves::check_move;
 use agentworld_world::data::{AndroidDataConfig, generate_android, row_tokens};
 use agentworld_world::messages::strip_observation_marker;
 use agentworld_world::state::android::{parse_compact, render_compact};
@@ -52,7 +53,7 @@ fn rows_have_the_benchmark_shape() {
     for (k, row) in rows.iter().enumerate() {
         row.validate().unwrap();
         assert_eq!(row.domain().unwrap(), Domain::Android);
-        assert!((1..=2).contains(&row.turn_idx));
+        assert!((1..=4).contains(&row.turn_idx));
         assert_eq!(row.system_str, prompts::builtin(Domain::Android));
         assert_eq!(
             row.split,
@@ -81,14 +82,15 @@ fn rows_have_the_benchmark_shape() {
             row.prompt[0]
         );
     }
-    let two = rows.iter().filter(|r| r.turn_idx == 2).count();
-    assert!((30..150).contains(&two), "{two} two-turn rows");
+    let multi = rows.iter().filter(|r| r.turn_idx >= 2).count();
+    assert!((30..150).contains(&multi), "{multi} multi-turn rows");
 }
 
 #[test]
 fn every_observation_is_the_exact_effect_of_its_action() {
     let mut edits = 0;
     let mut unchanged = 0;
+    let mut moves = 0;
     for row in rows() {
         let state_text = row.prompt[0].split("**Current State:**\n").nth(1).unwrap();
         let parsed = parse_compact(state_text).unwrap();
@@ -102,12 +104,20 @@ fn every_observation_is_the_exact_effect_of_its_action() {
         );
         for (p, r) in row.prompt.iter().zip(&row.response) {
             let action = AndroidAction::parse(fenced(p)).unwrap();
+            let observation = strip_observation_marker(r);
+            if matches!(action, AndroidAction::Scroll { .. } | AndroidAction::Back) {
+                // generator-defined moves: checked against their own exact rules
+                let after = parse_compact(&observation).unwrap().tree;
+                check_move(&tree, &action, &after).unwrap_or_else(|e| panic!("{}: {e}", row.id));
+                tree = after;
+                moves += 1;
+                continue;
+            }
             let outcome = apply(&tree, &action);
             let after = outcome
                 .tree_after(&tree)
                 .unwrap_or_else(|| panic!("{}: not computable: {outcome:?}", row.id))
                 .clone();
-            let observation = strip_observation_marker(r);
             assert_eq!(render_compact(&after), observation, "{}", row.id);
             match outcome {
                 Outcome::Edited { .. } => edits += 1,
@@ -124,16 +134,14 @@ fn every_observation_is_the_exact_effect_of_its_action() {
                 .map_or(state_text.to_string(), |i| {
                     strip_observation_marker(&row.response[i])
                 });
-        assert_eq!(
-            thinking.starts_with("Local edit:"),
-            target_changed,
-            "{}: {thinking}",
-            row.id
-        );
+        let says_change = ["Local edit:", "Scroll:", "Back:"]
+            .iter()
+            .any(|p| thinking.starts_with(p));
+        assert_eq!(says_change, target_changed, "{}: {thinking}", row.id);
     }
     assert!(
-        edits > 150 && unchanged > 60,
-        "{edits} edits, {unchanged} unchanged"
+        edits > 150 && unchanged > 60 && moves > 20,
+        "{edits} edits, {unchanged} unchanged, {moves} scrolls and backs"
     );
 }
 
@@ -169,7 +177,7 @@ fn actions_cover_the_schema() {
     }
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
-        ["long_press", "tap", "toggle", "type"]
+        ["back", "long_press", "scroll", "tap", "toggle", "type"]
     );
     assert_eq!(
         targets.into_iter().collect::<Vec<_>>(),

@@ -75,7 +75,7 @@ fn rows_have_the_benchmark_shape() {
         row.validate().unwrap();
         assert_eq!(row.domain().unwrap(), Domain::Terminal);
         let n = row.turn_idx;
-        assert!((1..=3).contains(&n), "{}", row.id);
+        assert!((1..=4).contains(&n), "{}", row.id);
         assert_eq!(
             (row.prompt.len(), row.response.len(), row.total_turns),
             (n, n, n)

@@ -3,23 +3,30 @@
 //! For each row the generator takes a dump from its split's pool, cuts a subtree that fits the
 //! state budget ([`augment::pick_subtree`]), varies it (shuffled or replaced texts, moved and
 //! scaled bounds, flipped flags, synthetic fields, switches, disabled buttons and labels), then
-//! picks one or two steps ([`pick::pick_step`]): typing into an editable node, tapping or
-//! toggling a checkable node, any action on a disabled node, a tap on a non-interactive node,
-//! or an invalid action. Each step's next state is computed exactly by
-//! [`crate::action::android::apply`]; states are written in `android-compact`, actions as
+//! picks one step, or 2 to `max_turns` steps for a multi-turn row ([`pick::pick_step`]):
+//! typing into an editable node, tapping or toggling a checkable node, any action on a
+//! disabled node, a tap on a non-interactive node, an invalid action, scrolling a list down,
+//! or back with a dialog open. The next state of the first five is computed exactly by
+//! [`crate::action::android::apply`]; scroll and back follow the generator's own exact rules
+//! ([`moves`]: the list shifts by half its items and new made-up items fill the end; back
+//! removes the dialog, which the generator adds for the purpose, and always comes first).
+//! States are written in `android-compact`, actions as
 //! Python-style JSON (`{"action": "tap", "target": "#wifi"}`). Held-out rows (every
 //! `test_every`-th) come only from held-out dump files, training rows never do. Each row
 //! names its dump in an extra `source` field.
 
 pub mod augment;
+pub mod moves;
 pub mod pick;
+#[cfg(test)]
+mod tests;
 
 use augment::{pick_subtree, renumber_bounds, replace_texts, shuffle_texts, toggle_flags};
+use moves::{insert_list, insert_overlay, scroll_lists};
 use pick::{KINDS, Kind, pick_step, thinking};
 
 use super::rng::Rng;
 use super::row_tokens;
-use crate::action::android::Outcome;
 use crate::messages::{observation_response, python_json, turn_prompt};
 use crate::state::android::{AndroidTree, parse_xml, render_compact};
 use crate::{Domain, Error, Result, Row, Split, prompts};
@@ -86,9 +93,12 @@ pub struct AndroidDataConfig {
     pub test_every: usize,
     /// Largest `android-compact` state, in characters.
     pub max_state_chars: usize,
-    /// Share of two-turn rows (only for states of at most `max_multi_turn_state_chars`).
+    /// Share of multi-turn rows (only for states of at most `max_multi_turn_state_chars`).
     pub multi_turn_fraction: f64,
-    /// Largest state for a two-turn row, in characters.
+    /// Most turns in a multi-turn row (2 to `max_turns`, uniformly); below 2, every row has
+    /// one turn.
+    pub max_turns: usize,
+    /// Largest first state of a multi-turn row, in characters.
     pub max_multi_turn_state_chars: usize,
     /// Largest estimated token count of a row ([`super::row_tokens`]).
     pub max_row_tokens: usize,
@@ -106,6 +116,7 @@ impl Default for AndroidDataConfig {
             test_every: 10,
             max_state_chars: 900,
             multi_turn_fraction: 0.3,
+            max_turns: 4,
             max_multi_turn_state_chars: 550,
             max_row_tokens: 1500,
             system_prompt: prompts::builtin(Domain::Android).to_string(),
@@ -161,10 +172,19 @@ pub fn generate_android(cfg: &AndroidDataConfig) -> Result<Vec<Row>> {
             Split::Train
         };
         let pool = if split == Split::Test { &test } else { &train };
+        // the turn count is drawn once per row, so failed attempts (more likely for long
+        // rows) do not shift the mix; every 10 failed attempts drop one turn
+        let mut draw = Rng::fork(cfg.seed, (k as u64) << 8 | 255);
+        let wanted = if cfg.max_turns >= 2 && draw.chance(cfg.multi_turn_fraction) {
+            2 + draw.below(cfg.max_turns - 1)
+        } else {
+            1
+        };
         let row = (0..40u64)
             .find_map(|attempt| {
                 let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
-                let mut row = episode(cfg, pool, &mut rng, k)?;
+                let turns_n = wanted.saturating_sub(attempt as usize / 10).max(1);
+                let mut row = episode(cfg, pool, &mut rng, k, turns_n)?;
                 row.split = Some(split);
                 (row_tokens(&row) <= cfg.max_row_tokens).then_some(row)
             })
@@ -184,16 +204,35 @@ fn episode(
     pool: &[(String, AndroidTree)],
     rng: &mut Rng,
     k: usize,
+    turns_n: usize,
 ) -> Option<Row> {
     let (source, base) = rng.pick(pool)?;
-    let two_turns = rng.chance(cfg.multi_turn_fraction);
-    let budget = if two_turns {
+    let multi = turns_n > 1;
+    let weights: Vec<u32> = KINDS.iter().map(|(_, w)| *w).collect();
+    let mut kinds = vec![KINDS[rng.weighted(&weights)].0];
+    for _ in 1..turns_n {
+        let earlier = [Kind::Type, Kind::Toggle, Kind::Scroll];
+        kinds.insert(0, earlier[rng.weighted(&[4, 4, 2])]);
+    }
+    // a dialog covers the screen, so back (closing it) comes first
+    if let Some(b) = kinds.iter().position(|&k| k == Kind::Back) {
+        kinds.remove(b);
+        kinds.insert(0, Kind::Back);
+    }
+    let budget = if multi {
         cfg.max_multi_turn_state_chars
     } else {
         cfg.max_state_chars
     };
-    // leave room for a synthetic node or two
-    let mut state = pick_subtree(base, budget.saturating_sub(160), rng)?;
+    // leave room for synthetic nodes: a field or two, a list, a dialog
+    let mut room = 160;
+    if kinds.contains(&Kind::Scroll) {
+        room += 260;
+    }
+    if kinds.contains(&Kind::Back) {
+        room += 200;
+    }
+    let mut state = pick_subtree(base, budget.saturating_sub(room), rng)?;
     if rng.chance(0.2) {
         shuffle_texts(&mut state, rng);
     }
@@ -206,25 +245,19 @@ fn episode(
     if rng.chance(0.3) {
         toggle_flags(&mut state, rng);
     }
-    let weights: Vec<u32> = KINDS.iter().map(|(_, w)| *w).collect();
-    let mut kinds = vec![KINDS[rng.weighted(&weights)].0];
-    if two_turns {
-        kinds.insert(
-            0,
-            if rng.chance(0.5) {
-                Kind::Type
-            } else {
-                Kind::Toggle
-            },
-        );
+    if kinds.contains(&Kind::Scroll) && scroll_lists(&state).is_empty() {
+        insert_list(&mut state, rng)?;
     }
-    // Steps may insert synthetic nodes, so pick every step first on a growing tree, then
-    // replay them from the final initial state.
+    if kinds[0] == Kind::Back {
+        insert_overlay(&mut state, rng)?;
+    }
+    // Steps may insert synthetic nodes (only the first one may), so pick every step first on
+    // a growing tree, then replay them from the final initial state.
     let mut steps = Vec::new();
     let mut current = state.clone();
     for kind in &kinds {
         let before_len = current.len();
-        let step = pick_step(&mut current, *kind, rng)?;
+        let step = pick_step(&mut current, *kind, rng, steps.is_empty())?;
         if current.len() != before_len {
             // a synthetic node was inserted: it belongs to the initial state too
             state = current.clone();
@@ -232,27 +265,18 @@ fn episode(
                 return None;
             }
         }
-        let after = step.outcome.tree_after(&current)?.clone();
+        current = step.after.clone();
         steps.push(step);
-        current = after;
     }
     let first = render_compact(&state);
-    let limit = if steps.len() > 1 {
-        cfg.max_multi_turn_state_chars
-    } else {
-        cfg.max_state_chars
-    };
-    if first.len() > limit || state.is_empty() {
+    if first.len() > budget || state.is_empty() {
         return None;
     }
     let mut turns = Vec::new();
     let mut before = state;
     let mut last_thinking = String::new();
     for (t, step) in steps.iter().enumerate() {
-        let after = match &step.outcome {
-            Outcome::Edited { tree, .. } => tree.clone(),
-            _ => before.clone(),
-        };
+        let after = step.after.clone();
         let action = python_json(&serde_json::to_value(&step.action).ok()?);
         let state_text = (t == 0).then(|| render_compact(&before));
         turns.push((

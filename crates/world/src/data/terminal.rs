@@ -1,8 +1,12 @@
 //! Terminal rows from real bash: seeded sandboxes, template commands, rendered screens.
 //!
 //! Each row is one episode in a fresh sandbox ([`sandbox::Sandbox`]): a seeded handful of files
-//! and directories, one or two warm-up commands whose screen becomes the first turn's
-//! **Current State**, then one to three turns. Every turn's action is
+//! and directories (sometimes a shell script without the execute bit), one or two warm-up
+//! commands whose screen becomes the first turn's **Current State**, then one to `max_turns`
+//! turns (weighted by `turn_weights`). Commands range from `ls` to pipelines, `&&`/`||` chains
+//! and `for` loops, and include errors (missing files, command not found, a script without
+//! the execute bit, `cd` into a file, …; see [`commands`]); every output is bash's own. Every
+//! turn's action is
 //! `[{"keystrokes": "<command>\n", "duration": 0.5}]` and its observation the last
 //! `screen_rows` lines of the virtual terminal ([`screen::Screen`]) with the prompt
 //! `user@sandbox:<dir>$ `. The last turn is the row's target. Held-out rows (every
@@ -13,11 +17,14 @@
 pub mod commands;
 pub mod sandbox;
 pub mod screen;
+#[cfg(test)]
+mod tests;
 
 use std::path::PathBuf;
 
 use commands::{
-    Ctx, DEFAULT_HELD_OUT, DIR_NAMES, FILE_NAMES, Planned, TEMPLATES, WORDS, is_safe, template,
+    Ctx, DEFAULT_HELD_OUT, DIR_NAMES, FILE_NAMES, Planned, SCRIPT_NAMES, TEMPLATES, WORDS, is_safe,
+    template,
 };
 use sandbox::{Limits, Network, Sandbox};
 use screen::{Screen, normalize_output};
@@ -43,8 +50,10 @@ pub struct TerminalDataConfig {
     pub test_every: usize,
     /// Template ids that appear only in held-out rows.
     pub held_out: Vec<String>,
-    /// Relative weights of 1-, 2- and 3-turn rows.
-    pub turn_weights: [u32; 3],
+    /// Relative weights of 1-, 2-, 3-, … turn rows; only the first `max_turns` count.
+    pub turn_weights: Vec<u32>,
+    /// Most turns in a row (at least 1).
+    pub max_turns: usize,
     /// Largest estimated token count of a row ([`super::row_tokens`]).
     pub max_row_tokens: usize,
     /// Per-command limits.
@@ -66,7 +75,8 @@ impl Default for TerminalDataConfig {
             max_width: 100,
             test_every: 10,
             held_out: DEFAULT_HELD_OUT.iter().map(|s| s.to_string()).collect(),
-            turn_weights: [4, 3, 3],
+            turn_weights: vec![3, 3, 3, 2],
+            max_turns: 4,
             max_row_tokens: 1500,
             limits: Limits::default(),
             network: None,
@@ -94,6 +104,17 @@ pub fn generate_terminal(cfg: &TerminalDataConfig) -> Result<Vec<Row>> {
             "held-out rows requested but no held-out templates given".into(),
         ));
     }
+    let weights: Vec<u32> = cfg
+        .turn_weights
+        .iter()
+        .copied()
+        .take(cfg.max_turns)
+        .collect();
+    if weights.iter().all(|&w| w == 0) {
+        return Err(Error::Data(
+            "turn_weights gives no weight to 1..=max_turns turns".into(),
+        ));
+    }
     let network = cfg.network.unwrap_or_else(Network::detect);
     let mut rows = Vec::with_capacity(cfg.n);
     for k in 0..cfg.n {
@@ -107,7 +128,7 @@ pub fn generate_terminal(cfg: &TerminalDataConfig) -> Result<Vec<Row>> {
         let mut made = None;
         for attempt in 0..12u64 {
             let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
-            match episode(cfg, network, &mut rng, &train, finals) {
+            match episode(cfg, network, &mut rng, &train, finals, &weights) {
                 Ok(Some((turns, thinking, ids))) => {
                     let mut row = Row::from_turns(
                         Domain::Terminal,
@@ -161,6 +182,7 @@ fn episode(
     rng: &mut Rng,
     train: &[&str],
     finals: &[&str],
+    turn_weights: &[u32],
 ) -> Result<Option<Episode>> {
     let mut sb = match &cfg.sandbox_parent {
         Some(parent) => Sandbox::new_in(parent, network, rng.next_u64())?,
@@ -183,7 +205,7 @@ fn episode(
         }
     }
     let state = screen.render(cfg.screen_rows);
-    let turns_n = 1 + rng.weighted(&cfg.turn_weights);
+    let turns_n = 1 + rng.weighted(turn_weights);
     let mut turns = Vec::with_capacity(turns_n);
     let mut thinking = String::new();
     let mut ids = Vec::with_capacity(turns_n);
@@ -201,7 +223,8 @@ fn episode(
         let Some(planned) = planned else {
             return Ok(None);
         };
-        let duration = if planned.command.contains('|') || planned.command.starts_with("find") {
+        let c = &planned.command;
+        let duration = if c.contains(['|', '&']) || c.starts_with("find") || c.starts_with("for ") {
             1.0
         } else {
             0.5
@@ -223,6 +246,11 @@ fn plan(sb: &Sandbox, rng: &mut Rng, id: &str) -> Result<Option<Planned>> {
         return Ok(None);
     };
     let (files, dirs) = sb.entries()?;
+    let executable = files
+        .iter()
+        .filter(|f| sb.is_executable(f))
+        .cloned()
+        .collect();
     let read = |name: &str| sb.read_file(name);
     let mut ctx = Ctx {
         rng,
@@ -231,6 +259,7 @@ fn plan(sb: &Sandbox, rng: &mut Rng, id: &str) -> Result<Option<Planned>> {
         at_root: sb.at_root(),
         dir: sb.prompt_dir(),
         read: &read,
+        executable,
     };
     Ok((t.build)(&mut ctx).filter(|p| is_safe(&p.command, sb.at_root())))
 }
@@ -260,7 +289,8 @@ fn run(
     Ok(Some(outcome))
 }
 
-/// Seeds 2–4 files and 0–2 directories (some holding a file).
+/// Seeds 2–4 files, 0–2 directories (some holding a file) and, 40% of the time, a shell
+/// script without the execute bit.
 fn seed_files(sb: &Sandbox, rng: &mut Rng) -> Result<()> {
     let mut names: Vec<&str> = FILE_NAMES.to_vec();
     rng.shuffle(&mut names);
@@ -277,6 +307,19 @@ fn seed_files(sb: &Sandbox, rng: &mut Rng) -> Result<()> {
         } else {
             sb.write_file(&format!("{dir}/.keep"), "")?;
         }
+    }
+    if rng.chance(0.4) {
+        let name = *rng.pick(&SCRIPT_NAMES).unwrap_or(&"run.sh");
+        let words = (0..2)
+            .filter_map(|_| rng.pick(&vocab).copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let body = if rng.chance(0.5) {
+            format!("#!/bin/sh\necho {words}\n")
+        } else {
+            format!("#!/bin/sh\necho {words}\nls | wc -l\n")
+        };
+        sb.write_file(name, &body)?;
     }
     Ok(())
 }
@@ -311,7 +354,7 @@ fn content(name: &str, rng: &mut Rng, vocab: &[&str]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+mod unit_tests {
     use super::*;
 
     #[test]

@@ -173,7 +173,7 @@ pub enum Synthetic {
 
 /// Whether new children may go under node `i`: a layout or view group, or a node that already
 /// has children and is not a text, image or button widget.
-fn is_container(tree: &AndroidTree, i: usize) -> bool {
+pub(super) fn is_container(tree: &AndroidTree, i: usize) -> bool {
     let c = tree.nodes[i].simple_class();
     let leafy = [
         "TextView",

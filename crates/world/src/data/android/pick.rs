@@ -1,6 +1,11 @@
-//! Choosing a local-edit action for a state, writing its target, and the thinking sentence.
+//! Choosing a step for a state (a local edit, a no-op, a scroll or a back), writing its target,
+//! and the thinking sentence.
 
 use super::augment::{Synthetic, TYPED, insert_synthetic};
+use super::moves::{
+    OVERLAY_ID, close_overlay, made_up_text, scroll_action, scroll_amount, scroll_list,
+    scroll_lists,
+};
 use crate::action::android::{AndroidAction, NoEffect, Outcome, Target, apply};
 use crate::data::rng::Rng;
 use crate::state::android::AndroidTree;
@@ -18,34 +23,82 @@ pub enum Kind {
     NonInteractive,
     /// An invalid action (typing into a label, toggling a button, a missing id).
     Invalid,
+    /// Scroll a list down ([`super::moves`]: the list shifts by half its items).
+    Scroll,
+    /// Back with a dialog on screen ([`super::moves`]: the dialog closes).
+    Back,
 }
 
 /// Kinds and weights.
-pub const KINDS: [(Kind, u32); 5] = [
-    (Kind::Type, 25),
-    (Kind::Toggle, 25),
-    (Kind::Disabled, 20),
-    (Kind::NonInteractive, 22),
-    (Kind::Invalid, 8),
+pub const KINDS: [(Kind, u32); 7] = [
+    (Kind::Type, 22),
+    (Kind::Toggle, 22),
+    (Kind::Disabled, 16),
+    (Kind::NonInteractive, 18),
+    (Kind::Invalid, 7),
+    (Kind::Scroll, 10),
+    (Kind::Back, 5),
 ];
 
-/// A chosen step: the action and its exact outcome on the (possibly extended) tree.
+/// A chosen step: the action, its outcome on the (possibly extended) tree, and the exact
+/// next state.
 pub struct Step {
     /// The action.
     pub action: AndroidAction,
-    /// Its outcome; never [`Outcome::NotComputable`].
+    /// Its outcome by [`apply`]: an edit or a no-op, or [`Outcome::NotComputable`] for the
+    /// generator-defined moves (scroll, back) whose effect is fixed by [`super::moves`].
     pub outcome: Outcome,
+    /// The state after the step.
+    pub after: AndroidTree,
 }
 
-/// Picks a step of `kind` on `tree`, inserting a synthetic node when the tree lacks a
-/// suitable one (so `tree` may grow). `None` when no computable step was found.
-pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<Step> {
+/// Picks a step of `kind` on `tree`. With `allow_insert`, a synthetic node is inserted when
+/// the tree lacks a suitable one (and sometimes anyway), so `tree` may grow; scroll and back
+/// never insert (the episode prepares their list or dialog). `None` when no exact step was
+/// found.
+pub fn pick_step(
+    tree: &mut AndroidTree,
+    kind: Kind,
+    rng: &mut Rng,
+    allow_insert: bool,
+) -> Option<Step> {
+    match kind {
+        Kind::Scroll => {
+            let list = *rng.pick(&scroll_lists(tree))?;
+            let after = scroll_list(tree, list, &mut |old| made_up_text(rng, old))?;
+            let action = scroll_action(target_for(tree, list, rng));
+            // the target must name the list itself
+            (action_target(&action)?.resolve(tree) == Some(list)).then_some(())?;
+            let outcome = apply(tree, &action);
+            return Some(Step {
+                action,
+                outcome,
+                after,
+            });
+        }
+        Kind::Back => {
+            let after = close_overlay(tree)?;
+            let action = AndroidAction::Back;
+            let outcome = apply(tree, &action);
+            return Some(Step {
+                action,
+                outcome,
+                after,
+            });
+        }
+        _ => {}
+    }
+    let candidate =
+        |tree: &mut AndroidTree,
+         rng: &mut Rng,
+         ok: &dyn Fn(&AndroidTree, usize) -> bool,
+         make: Synthetic| { candidate(tree, rng, ok, make, allow_insert) };
     let action = match kind {
         Kind::Type => {
             let i = candidate(
                 tree,
                 rng,
-                |t, i| t.nodes[i].is_editable() && t.nodes[i].flags.enabled,
+                &|t, i| t.nodes[i].is_editable() && t.nodes[i].flags.enabled,
                 Synthetic::Field,
             )?;
             let text = rng.pick(&TYPED)?.to_string();
@@ -67,7 +120,7 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
             let i = candidate(
                 tree,
                 rng,
-                |t, i| t.nodes[i].flags.checkable && t.nodes[i].flags.enabled,
+                &|t, i| t.nodes[i].flags.checkable && t.nodes[i].flags.enabled,
                 Synthetic::Checkable,
             )?;
             let target = target_for(tree, i, rng);
@@ -81,7 +134,7 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
             let i = candidate(
                 tree,
                 rng,
-                |t, i| !t.nodes[i].flags.enabled,
+                &|t, i| !t.nodes[i].flags.enabled,
                 Synthetic::DisabledButton,
             )?;
             let target = target_for(tree, i, rng);
@@ -105,7 +158,7 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
                         .iter()
                         .all(|&a| !t.nodes[a].flags.clickable && !t.nodes[a].flags.long_clickable)
             };
-            let i = candidate(tree, rng, quiet, Synthetic::Label)?;
+            let i = candidate(tree, rng, &quiet, Synthetic::Label)?;
             let target = target_for(tree, i, rng);
             if rng.chance(0.8) {
                 AndroidAction::Tap { target }
@@ -118,7 +171,7 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
                 let i = candidate(
                     tree,
                     rng,
-                    |t, i| {
+                    &|t, i| {
                         !t.nodes[i].is_editable()
                             && t.nodes[i].flags.enabled
                             && !t.nodes[i].text.is_empty()
@@ -135,7 +188,7 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
                 let i = candidate(
                     tree,
                     rng,
-                    |t, i| !t.nodes[i].flags.checkable && t.nodes[i].flags.enabled,
+                    &|t, i| !t.nodes[i].flags.checkable && t.nodes[i].flags.enabled,
                     Synthetic::Label,
                 )?;
                 AndroidAction::Toggle {
@@ -146,6 +199,7 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
                 target: Target::Id(["close_button", "menu_more", "fab_add"][rng.below(3)].into()),
             },
         },
+        Kind::Scroll | Kind::Back => return None,
     };
     let outcome = apply(tree, &action);
     let expected = match (&outcome, kind) {
@@ -162,19 +216,32 @@ pub fn pick_step(tree: &mut AndroidTree, kind: Kind, rng: &mut Rng) -> Option<St
         ) => true,
         _ => false,
     };
-    expected.then_some(Step { action, outcome })
+    let after = outcome.tree_after(tree)?.clone();
+    expected.then_some(Step {
+        action,
+        outcome,
+        after,
+    })
 }
 
-/// A node satisfying `ok`, or a synthetic one inserted for the purpose (always 30% of the
-/// time, to vary the states).
+fn action_target(action: &AndroidAction) -> Option<&Target> {
+    match action {
+        AndroidAction::Scroll { target, .. } => target.as_ref(),
+        _ => None,
+    }
+}
+
+/// A node satisfying `ok`, or (with `allow_insert`) a synthetic one inserted for the purpose
+/// (always 30% of the time, to vary the states).
 fn candidate(
     tree: &mut AndroidTree,
     rng: &mut Rng,
-    ok: impl Fn(&AndroidTree, usize) -> bool,
+    ok: &dyn Fn(&AndroidTree, usize) -> bool,
     make: Synthetic,
+    allow_insert: bool,
 ) -> Option<usize> {
     let found: Vec<usize> = (0..tree.len()).filter(|&i| ok(tree, i)).collect();
-    if found.is_empty() || rng.chance(0.3) {
+    if allow_insert && (found.is_empty() || rng.chance(0.3)) {
         let i = insert_synthetic(tree, make, rng)?;
         return ok(tree, i).then_some(i);
     }
@@ -210,6 +277,34 @@ pub fn target_for(tree: &AndroidTree, i: usize, rng: &mut Rng) -> Target {
 /// One sentence of world-model reasoning for a step on `before`.
 pub fn thinking(before: &AndroidTree, action: &AndroidAction, outcome: &Outcome) -> String {
     let label = |i: usize| before.nodes[i].label();
+    match action {
+        AndroidAction::Scroll {
+            target: Some(t), ..
+        } => {
+            if let Some(list) = t.resolve(before) {
+                let n = before.children(list).len();
+                let k = scroll_amount(n);
+                return format!(
+                    "Scroll: list {} has {n} items, so scrolling down moves it by {k}: the first {k} leave, the rest move up {k} slot(s) and {k} new item(s) appear at the end; nothing else changes.",
+                    label(list)
+                );
+            }
+        }
+        AndroidAction::Back => {
+            if let Some(&d) = before.find_by_id(OVERLAY_ID).last() {
+                let title = before
+                    .children(d)
+                    .into_iter()
+                    .map(|c| before.nodes[c].text.clone())
+                    .find(|t| !t.is_empty())
+                    .unwrap_or_default();
+                return format!(
+                    "Back: the dialog {title:?} is open, so back closes it and removes its subtree; the screen beneath is unchanged."
+                );
+            }
+        }
+        _ => {}
+    }
     let verb = match action {
         AndroidAction::Type { .. } => "typing",
         AndroidAction::Toggle { .. } => "toggle",

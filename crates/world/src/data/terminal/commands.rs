@@ -1,7 +1,16 @@
 //! Command templates: what the generator types, built only from our word lists and the names
 //! that exist in the sandbox, and a validator that keeps every command inside it.
+//!
+//! Kinds: listing, reading, writing and moving files ([`table`]); pipelines, `&&`/`||` chains
+//! and `for` loops ([`more`]); and errors with bash's real messages: missing files, a
+//! directory where a file is expected, an existing directory, command not found, a script
+//! without the execute bit (`Permission denied`, even for root), a missing script, `cd` into a
+//! file, `mkdir` under a missing directory, `rmdir` of a non-empty directory.
 
-mod table;
+pub mod more;
+pub mod table;
+
+pub use more::SCRIPT_NAMES;
 
 use crate::data::rng::Rng;
 
@@ -43,7 +52,15 @@ const TYPOS: [&str; 6] = [
 ];
 
 /// Template ids held out of training by default (the test split ends with one of these).
-pub const DEFAULT_HELD_OUT: [&str; 5] = ["tail", "sort_uniq_c", "grep_n", "tr_upper", "wc_c"];
+pub const DEFAULT_HELD_OUT: [&str; 7] = [
+    "tail",
+    "sort_uniq_c",
+    "grep_n",
+    "tr_upper",
+    "wc_c",
+    "for_head",
+    "missing_or",
+];
 
 /// What the generator knows about the shell's current directory.
 pub struct Ctx<'a> {
@@ -59,11 +76,23 @@ pub struct Ctx<'a> {
     pub dir: String,
     /// Reads a file of the current directory.
     pub read: &'a dyn Fn(&str) -> Option<String>,
+    /// The visible files that have an execute bit, sorted.
+    pub executable: Vec<String>,
 }
 
 impl Ctx<'_> {
     fn file(&mut self) -> Option<String> {
         self.rng.pick(&self.files).cloned()
+    }
+    /// A `.sh` file of the current directory with (`executable`) or without an execute bit.
+    fn script(&mut self, executable: bool) -> Option<String> {
+        let found: Vec<String> = self
+            .files
+            .iter()
+            .filter(|f| f.ends_with(".sh") && self.executable.contains(f) == executable)
+            .cloned()
+            .collect();
+        self.rng.pick(&found).cloned()
     }
     fn dir(&mut self) -> Option<String> {
         self.rng.pick(&self.dirs).cloned()
@@ -114,6 +143,7 @@ pub struct Planned {
 }
 
 /// A command template.
+#[derive(Clone, Copy)]
 pub struct Template {
     /// Stable id (used for held-out lists).
     pub id: &'static str,
@@ -125,7 +155,19 @@ fn p(command: String, hint: String) -> Option<Planned> {
     Some(Planned { command, hint })
 }
 
-pub use table::TEMPLATES;
+/// Every template: [`table::BASE`] then [`more::MORE`].
+pub const TEMPLATES: &[Template] =
+    &join::<{ table::BASE.len() + more::MORE.len() }>(table::BASE, more::MORE);
+
+const fn join<const N: usize>(a: &[Template], b: &[Template]) -> [Template; N] {
+    let mut out = [a[0]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
 
 /// The template with this id.
 pub fn template(id: &str) -> Option<&'static Template> {
@@ -133,12 +175,18 @@ pub fn template(id: &str) -> Option<&'static Template> {
 }
 
 /// Whether `command` stays inside the sandbox: no absolute paths, no `..` (except a plain
-/// `cd ..` away from the root), no `~`, no expansions (`$`, backquotes).
+/// `cd ..` away from the root), no `~`, no expansions (`$`, backquotes) except the loop
+/// variable `"$f"`/`"… $f"` of a command starting `for f in `.
 pub fn is_safe(command: &str, at_root: bool) -> bool {
+    let command = &if command.starts_with("for f in ") {
+        command.replace("$f\"", "\"")
+    } else {
+        command.to_string()
+    };
     if command.contains(['~', '$', '`']) {
         return false;
     }
-    if command == "cd .." {
+    if command.as_str() == "cd .." {
         return !at_root;
     }
     !command.split_whitespace().any(|w| {
@@ -170,11 +218,12 @@ mod tests {
                 for at_root in [true, false] {
                     let mut c = Ctx {
                         rng: &mut rng,
-                        files: vec!["notes.txt".into(), "data.csv".into()],
+                        files: vec!["notes.txt".into(), "data.csv".into(), "run.sh".into()],
                         dirs: vec!["docs".into()],
                         at_root,
                         dir: "~".into(),
                         read: &read,
+                        executable: vec![],
                     };
                     if let Some(planned) = (t.build)(&mut c) {
                         assert!(
@@ -207,6 +256,10 @@ mod tests {
         assert!(is_safe("cd ..", false));
         assert!(is_safe("printf '%s\\n' a b", true));
         assert!(is_safe("find . -name '*.txt'", true));
+        assert!(is_safe("for f in *.txt; do wc -l \"$f\"; done", true));
+        assert!(!is_safe("for f in *.txt; do cat $HOME; done", true));
+        assert!(!is_safe("echo \"$f\"", true));
+        assert!(!is_safe("for f in /etc/*; do cat \"$f\"; done", true));
     }
 
     #[test]
@@ -221,6 +274,7 @@ mod tests {
             at_root: true,
             dir: "~".into(),
             read: &read,
+            executable: vec![],
         };
         assert_eq!(c.fresh(&FILE_NAMES), "plan.txt");
         assert!(

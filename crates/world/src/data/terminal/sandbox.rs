@@ -186,6 +186,15 @@ impl Sandbox {
         Ok((files, dirs))
     }
 
+    /// Whether a file of the current directory has any execute bit.
+    pub fn is_executable(&self, relative: &str) -> bool {
+        use std::os::unix::fs::PermissionsExt;
+        self.inside(relative)
+            .ok()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .is_some_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+
     /// Writes a file relative to the current directory (for seeding, not through bash).
     pub fn write_file(&self, relative: &str, content: &str) -> Result<()> {
         let path = self.inside(relative)?;

@@ -1,9 +1,9 @@
-//! The template table: every command the terminal generator can type.
+//! The base template table: short commands and their common errors.
 
 use super::{DIR_NAMES, FILE_NAMES, TYPOS, Template, p};
 
-/// Every template, in a fixed order.
-pub const TEMPLATES: &[Template] = &[
+/// The base templates, in a fixed order.
+pub const BASE: &[Template] = &[
     Template {
         id: "ls",
         build: |c| {
