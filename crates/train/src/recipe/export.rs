@@ -26,6 +26,7 @@ pub(super) fn export_dir(
     recipe: &DemoRecipe,
     history: &[StepInfo],
 ) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|e| TrainError::io(out, e))?;
     let tokenizer = Tokenizer::from_bytes(tokenizer_json.as_bytes())?;
     let mut cfg = config.to_hf_json();
     cfg["torch_dtype"] = "bfloat16".into();

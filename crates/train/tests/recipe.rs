@@ -1,0 +1,123 @@
+//! The demo recipe end to end at toy size: data in every domain from the real cases, a stop
+//! part-way, a resume that reuses the data and tokenizer, export, and the held-out evaluation.
+
+use std::path::PathBuf;
+
+use agentworld_train::recipe::{BuildOptions, DemoRecipe, DemoSources, build_demo};
+use agentworld_world::row::read_jsonl_file;
+
+fn cases() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/cases");
+    dir.join("android").is_dir().then_some(dir)
+}
+
+fn tiny_recipe() -> DemoRecipe {
+    let mut r = DemoRecipe {
+        terminal_rows: 20,
+        android_rows: 20,
+        web_rows: 20,
+        os_rows: 20,
+        vocab_size: 700,
+        eval_rows_per_domain: 2,
+        eval_batch: 8,
+        eval_max_tokens: 12,
+        checkpoint_every: 2,
+        copy_span: (4, 12),
+        ..Default::default()
+    };
+    r.model = serde_json::json!({
+        "hidden_size": 32, "num_hidden_layers": 2,
+        "layer_types": ["linear_attention", "full_attention"],
+        "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 16,
+        "linear_num_key_heads": 1, "linear_num_value_heads": 2,
+        "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_conv_kernel_dim": 4,
+        "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+        "shared_expert_intermediate_size": 32, "max_position_embeddings": 2048,
+        "rms_norm_eps": 1e-6, "tie_word_embeddings": false
+    });
+    r.train.steps = 5;
+    r.train.warmup_steps = 1;
+    r.train.tokens_per_batch = 1400;
+    r
+}
+
+#[test]
+fn stop_resume_export_and_evaluate_every_domain() {
+    let Some(cases) = cases() else {
+        eprintln!("skipped: ../shared/cases is not there");
+        return;
+    };
+    let recipe = tiny_recipe();
+    let dir = tempfile::tempdir().unwrap();
+    let (work, out) = (dir.path().join("work"), dir.path().join("model"));
+    let sources = DemoSources::from_cases(&cases);
+    let mut notes = Vec::new();
+    let stopped = build_demo(
+        &recipe,
+        &sources,
+        &work,
+        &out,
+        &BuildOptions {
+            resume: false,
+            stop_after_steps: Some(3),
+        },
+        &mut |e| notes.push(format!("{e:?}")),
+    )
+    .unwrap();
+    assert!(!stopped.finished);
+    assert!(!out.join("model.safetensors").exists(), "nothing exported yet");
+    let train_before = std::fs::read(work.join("train.jsonl")).unwrap();
+    assert!(
+        notes.iter().any(|n| n.contains("copy examples")),
+        "{notes:?}"
+    );
+
+    let mut steps = Vec::new();
+    let done = build_demo(
+        &recipe,
+        &sources,
+        &work,
+        &out,
+        &BuildOptions {
+            resume: true,
+            stop_after_steps: None,
+        },
+        &mut |e| {
+            if let agentworld_train::recipe::BuildEvent::Step(s, _) = e {
+                steps.push(s.step)
+            }
+        },
+    )
+    .unwrap();
+    assert!(done.finished);
+    assert_eq!(steps, vec![3, 4], "the resumed run trains only the missing steps");
+    assert_eq!(
+        std::fs::read(work.join("train.jsonl")).unwrap(),
+        train_before,
+        "the data is read back, not made again"
+    );
+
+    // Every domain is in the held-out file, the prompts folder, the card and the evaluation.
+    let held = read_jsonl_file(out.join("heldout.jsonl")).unwrap();
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("agentworld.json")).unwrap())
+            .unwrap();
+    for domain in ["terminal", "android", "web", "os"] {
+        assert!(
+            held.iter().any(|r| r.task.ends_with(domain)),
+            "no held-out {domain} row"
+        );
+        assert!(out.join(format!("prompts/{domain}/system_prompt.txt")).is_file());
+        assert!(
+            card["domains"].as_array().unwrap().iter().any(|d| d == domain),
+            "{card}"
+        );
+        assert!(
+            done.evaluation.iter().any(|d| d.domain == domain),
+            "no figures for {domain}"
+        );
+    }
+    assert_eq!(card["state_formats"]["web"], "axtree");
+    assert_eq!(card["state_formats"]["os"], "osworld-tsv");
+    assert_eq!(card["training"]["steps"], 5);
+}
