@@ -101,13 +101,13 @@ impl Default for DemoRecipe {
     fn default() -> Self {
         Self {
             seed: 7,
-            terminal_rows: 3000,
-            android_rows: 3000,
-            web_rows: 3000,
-            os_rows: 3000,
+            terminal_rows: 2500,
+            android_rows: 2500,
+            web_rows: 2500,
+            os_rows: 2500,
             vocab_size: 4096,
             max_example_tokens: 1400,
-            copy_fraction: 0.15,
+            copy_fraction: 0.3,
             copy_span: (16, 320),
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,
