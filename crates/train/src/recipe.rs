@@ -121,7 +121,7 @@ impl Default for DemoRecipe {
                 "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}
             }),
             train: TrainConfig {
-                steps: 1100,
+                steps: 1600,
                 learning_rate: 2e-3,
                 warmup_steps: 60,
                 tokens_per_batch: 2560,

@@ -65,7 +65,10 @@ fn stop_resume_export_and_evaluate_every_domain() {
     )
     .unwrap();
     assert!(!stopped.finished);
-    assert!(!out.join("model.safetensors").exists(), "nothing exported yet");
+    assert!(
+        !out.join("model.safetensors").exists(),
+        "nothing exported yet"
+    );
     let train_before = std::fs::read(work.join("train.jsonl")).unwrap();
     assert!(
         notes.iter().any(|n| n.contains("copy examples")),
@@ -90,7 +93,11 @@ fn stop_resume_export_and_evaluate_every_domain() {
     )
     .unwrap();
     assert!(done.finished);
-    assert_eq!(steps, vec![3, 4], "the resumed run trains only the missing steps");
+    assert_eq!(
+        steps,
+        vec![3, 4],
+        "the resumed run trains only the missing steps"
+    );
     assert_eq!(
         std::fs::read(work.join("train.jsonl")).unwrap(),
         train_before,
@@ -107,9 +114,16 @@ fn stop_resume_export_and_evaluate_every_domain() {
             held.iter().any(|r| r.task.ends_with(domain)),
             "no held-out {domain} row"
         );
-        assert!(out.join(format!("prompts/{domain}/system_prompt.txt")).is_file());
         assert!(
-            card["domains"].as_array().unwrap().iter().any(|d| d == domain),
+            out.join(format!("prompts/{domain}/system_prompt.txt"))
+                .is_file()
+        );
+        assert!(
+            card["domains"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d == domain),
             "{card}"
         );
         assert!(

@@ -179,11 +179,23 @@ pub(crate) fn prepare_state(
             .context("the state looks like HTML but cannot be read");
     }
     if domain == Domain::Os && wants("osworld-tsv") && markup {
-        return DesktopTree::from_atspi(&text)
-            .map(|t| t.to_tsv())
-            .map_err(|e| {
-                anyhow::anyhow!("the state looks like an AT-SPI tree but does not parse: {e}")
-            });
+        let registry = Registry::standard();
+        let parsed = ["osworld-xml", "atspi"]
+            .iter()
+            .filter_map(|f| registry.parse(f, &text).ok())
+            .find(|p| p.warnings.is_empty())
+            .context(
+                "the state looks like a desktop accessibility tree (XML) but does not parse as \
+                 osworld-xml or atspi; give the OSWorld table (osworld-tsv) instead",
+            )?;
+        for w in &parsed.warnings {
+            eprintln!("note: state: {w}");
+        }
+        eprintln!(
+            "note: state: {} tree converted to an OSWorld table",
+            parsed.tree.format
+        );
+        return Ok(DesktopTree::from_tree(&parsed.tree).to_tsv());
     }
     let wants_compact = wants("android-compact");
     if domain == Domain::Android && wants_compact && markup {
@@ -214,6 +226,14 @@ fn parse_state(domain: Domain, observation: &str) -> Value {
                 Err(e) => json!({"error": e.to_string()}),
             }
         }
+        Domain::Web | Domain::Os => match Registry::standard().parse("auto", observation) {
+            Ok(p) => json!({
+                "format": p.tree.format,
+                "tree": p.tree,
+                "warnings": p.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+            }),
+            Err(e) => json!({"error": e.to_string(), "text": observation}),
+        },
         _ => json!({"text": observation}),
     }
 }
@@ -404,4 +424,59 @@ fn finish(request: &Request, output: &Output) -> Result<()> {
         println!();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(domain: &str, format: &str) -> ModelCard {
+        let mut card = ModelCard::default();
+        card.state_formats.insert(domain.into(), format.into());
+        card
+    }
+
+    #[test]
+    fn states_are_converted_to_the_format_the_card_asks_for() {
+        let root = paths::repo_root().join("examples");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+        let web = prepare_state(
+            Domain::Web,
+            read("web/shop.html"),
+            Some(&card("web", "axtree")),
+        )
+        .unwrap();
+        assert!(web.starts_with("RootWebArea"), "{web}");
+        let os = prepare_state(
+            Domain::Os,
+            read("os/osworld_a11y.xml"),
+            Some(&card("os", "osworld-tsv")),
+        )
+        .unwrap();
+        assert!(os.starts_with("tag\tname\ttext"), "{os}");
+        let parsed = Registry::standard().parse("osworld-tsv", &os).unwrap();
+        assert!(parsed.tree.len() > 3, "{os}");
+        // Without the card's word, or for text states, the state goes as written.
+        let html = read("web/shop.html");
+        assert_eq!(
+            prepare_state(Domain::Web, html.clone(), None).unwrap(),
+            html
+        );
+        let tsv = read("os/desktop.tsv");
+        assert_eq!(
+            prepare_state(Domain::Os, tsv.clone(), Some(&card("os", "osworld-tsv"))).unwrap(),
+            tsv
+        );
+        // Broken markup: an error that says what the state looked like.
+        let err = prepare_state(
+            Domain::Os,
+            "<desktop><frame".into(),
+            Some(&card("os", "osworld-tsv")),
+        )
+        .unwrap_err();
+        assert!(
+            format!("{err:#}").contains("desktop accessibility tree"),
+            "{err:#}"
+        );
+    }
 }

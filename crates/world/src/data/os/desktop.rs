@@ -168,8 +168,13 @@ impl DesktopTree {
         if let Some(w) = parsed.warnings.first() {
             return Err(format!("line {}: {}", w.line, w.message));
         }
-        let nodes = parsed
-            .tree
+        Ok(DesktopTree::from_tree(&parsed.tree))
+    }
+
+    /// A desktop from any parsed desktop tree (AT-SPI, OSWorld XML): every node static, in
+    /// tree order, role spaces written as dashes, `description` from the attribute of that name.
+    pub fn from_tree(tree: &crate::state::StateTree) -> DesktopTree {
+        let nodes = tree
             .nodes
             .iter()
             .map(|n| DesktopNode {
@@ -183,7 +188,7 @@ impl DesktopTree {
                 window: None,
             })
             .collect();
-        Ok(DesktopTree { nodes })
+        DesktopTree { nodes }
     }
 
     /// The node a click at (x, y) lands on: the last one whose box contains the point.

@@ -379,3 +379,20 @@ fn sample_and_stats() {
         real
     );
 }
+
+#[test]
+fn html_becomes_the_axtree_the_demo_model_reads() {
+    let html = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/web/shop.html"
+    ))
+    .unwrap();
+    let text = html_to_axtree("shop.html", &html).unwrap();
+    let parsed = AxTree.parse(&text).unwrap();
+    assert!(parsed.warnings.is_empty(), "{:?}\n{text}", parsed.warnings);
+    assert!(text.starts_with("RootWebArea '"), "{text}");
+    assert!(text.contains("\t[1] "), "bids start at 1: {text}");
+    for role in ["button 'Remove'", "checkbox", "button 'Checkout'"] {
+        assert!(text.contains(role), "{role} missing:\n{text}");
+    }
+}
