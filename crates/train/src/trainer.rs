@@ -396,8 +396,7 @@ mod tests {
             ..cfg.clone()
         };
         let err = train(fresh(), &examples, &other, 0, Some(&ck), &mut |_| {})
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(
             err.contains("other settings") && err.contains("ck"),
