@@ -23,6 +23,56 @@ pub use web::{WebDataConfig, WebPage, generate_web, html_to_axtree};
 
 use crate::Row;
 
+/// The `*.{ext}` files of `dir`, sorted by path. `what` names them in errors ("dump", "page").
+///
+/// # Errors
+/// The folder cannot be read, or holds no such file.
+#[cfg(feature = "native")]
+pub(crate) fn list_files(
+    dir: &std::path::Path,
+    ext: &str,
+    what: &str,
+) -> crate::Result<Vec<std::path::PathBuf>> {
+    let read = std::fs::read_dir(dir)
+        .map_err(|e| crate::Error::io(format!("cannot read {what} dir {}", dir.display()), e))?;
+    let mut paths: Vec<std::path::PathBuf> = read
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(crate::Error::Data(format!(
+            "no .{ext} {what}s in {}",
+            dir.display()
+        )));
+    }
+    Ok(paths)
+}
+
+/// Reads files as (file name, text) pairs. `what` names them in errors.
+///
+/// # Errors
+/// A file cannot be read.
+#[cfg(feature = "native")]
+pub(crate) fn read_named(
+    paths: &[std::path::PathBuf],
+    what: &str,
+) -> crate::Result<Vec<(String, String)>> {
+    paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| crate::Error::io(format!("cannot read {what} {}", p.display()), e))?;
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Ok((name, text))
+        })
+        .collect()
+}
+
 /// A rough Qwen-style token count: one token per digit, one per non-ASCII character (CJK,
 /// emoji), one per four other ASCII characters (rounded up per run). Meant for budgets, not
 /// billing: it overestimates English prose a little.

@@ -44,36 +44,16 @@ impl Dump {
     /// Reads dump files; each dump's name is its file name.
     #[cfg(feature = "native")]
     pub fn load(paths: &[std::path::PathBuf]) -> Result<Vec<Dump>> {
-        paths
-            .iter()
-            .map(|p| {
-                let xml = std::fs::read_to_string(p)
-                    .map_err(|e| Error::io(format!("cannot read dump {}", p.display()), e))?;
-                let name = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                Ok(Dump { name, xml })
-            })
-            .collect()
+        Ok(super::read_named(paths, "dump")?
+            .into_iter()
+            .map(|(name, xml)| Dump { name, xml })
+            .collect())
     }
 
     /// Reads every `*.xml` file of a directory, sorted by name.
     #[cfg(feature = "native")]
     pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Vec<Dump>> {
-        let dir = dir.as_ref();
-        let read = std::fs::read_dir(dir)
-            .map_err(|e| Error::io(format!("cannot read dump dir {}", dir.display()), e))?;
-        let mut paths: Vec<std::path::PathBuf> = read
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "xml"))
-            .collect();
-        paths.sort();
-        if paths.is_empty() {
-            return Err(Error::Data(format!("no .xml dumps in {}", dir.display())));
-        }
-        Dump::load(&paths)
+        Dump::load(&super::list_files(dir.as_ref(), "xml", "dump")?)
     }
 }
 

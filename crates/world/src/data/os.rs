@@ -47,30 +47,11 @@ impl AtspiTree {
     /// Reads every `*.xml` file of a directory, sorted by name.
     #[cfg(feature = "native")]
     pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Vec<AtspiTree>> {
-        let dir = dir.as_ref();
-        let read = std::fs::read_dir(dir)
-            .map_err(|e| Error::io(format!("cannot read tree dir {}", dir.display()), e))?;
-        let mut paths: Vec<std::path::PathBuf> = read
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "xml"))
-            .collect();
-        paths.sort();
-        if paths.is_empty() {
-            return Err(Error::Data(format!("no .xml trees in {}", dir.display())));
-        }
-        paths
-            .iter()
-            .map(|p| {
-                let xml = std::fs::read_to_string(p)
-                    .map_err(|e| Error::io(format!("cannot read tree {}", p.display()), e))?;
-                let name = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                Ok(AtspiTree { name, xml })
-            })
-            .collect()
+        let paths = super::list_files(dir.as_ref(), "xml", "tree")?;
+        Ok(super::read_named(&paths, "tree")?
+            .into_iter()
+            .map(|(name, xml)| AtspiTree { name, xml })
+            .collect())
     }
 }
 

@@ -48,30 +48,11 @@ impl WebPage {
     /// name.
     #[cfg(feature = "native")]
     pub fn load_dir(dir: impl AsRef<std::path::Path>) -> Result<Vec<WebPage>> {
-        let dir = dir.as_ref();
-        let read = std::fs::read_dir(dir)
-            .map_err(|e| Error::io(format!("cannot read page dir {}", dir.display()), e))?;
-        let mut paths: Vec<std::path::PathBuf> = read
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "html"))
-            .collect();
-        paths.sort();
-        if paths.is_empty() {
-            return Err(Error::Data(format!("no .html pages in {}", dir.display())));
-        }
-        paths
-            .iter()
-            .map(|p| {
-                let html = std::fs::read_to_string(p)
-                    .map_err(|e| Error::io(format!("cannot read page {}", p.display()), e))?;
-                let name = p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                Ok(WebPage { name, html })
-            })
-            .collect()
+        let paths = super::list_files(dir.as_ref(), "html", "page")?;
+        Ok(super::read_named(&paths, "page")?
+            .into_iter()
+            .map(|(name, html)| WebPage { name, html })
+            .collect())
     }
 }
 
