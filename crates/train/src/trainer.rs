@@ -38,6 +38,11 @@ pub struct TrainConfig {
     pub grad_clip: f32,
     /// Seed of the batch order.
     pub seed: u64,
+    /// Steps at the start that draw batches only from the `copy` examples
+    /// ([`crate::dataset::copy_examples`]), so the copying circuit forms before the world-model
+    /// rows are seen (0: mixed from the first step).
+    #[serde(default)]
+    pub copy_warmup_steps: usize,
 }
 
 impl Default for TrainConfig {
@@ -51,6 +56,7 @@ impl Default for TrainConfig {
             weight_decay: 0.01,
             grad_clip: 1.0,
             seed: 0,
+            copy_warmup_steps: 0,
         }
     }
 }
@@ -125,6 +131,71 @@ pub fn batch_loss<B: AutodiffBackend>(
     Ok((picked.sum().neg().div_scalar(count.max(1.0)), tokens))
 }
 
+/// The order batches are drawn in: length-bucketed batches of all examples, reshuffled every
+/// epoch ([`batches`]); during the first `copy_warmup_steps` steps, batches of the `copy`
+/// examples alone (their own epochs). Deterministic for a seed, so a resumed run replays it.
+pub(crate) struct BatchOrder<'a> {
+    examples: &'a [Example],
+    config: &'a TrainConfig,
+    copies: Vec<usize>,
+    warmup: usize,
+    queue: Vec<Vec<usize>>,
+    epoch: u64,
+    copy_queue: Vec<Vec<usize>>,
+    copy_epoch: u64,
+}
+
+impl<'a> BatchOrder<'a> {
+    pub(crate) fn new(examples: &'a [Example], config: &'a TrainConfig) -> Self {
+        let copies: Vec<usize> = (0..examples.len())
+            .filter(|&i| examples[i].domain == "copy")
+            .collect();
+        let warmup = if copies.is_empty() {
+            0
+        } else {
+            config.copy_warmup_steps
+        };
+        Self {
+            examples,
+            config,
+            copies,
+            warmup,
+            queue: Vec::new(),
+            epoch: 0,
+            copy_queue: Vec::new(),
+            copy_epoch: 0,
+        }
+    }
+
+    /// Indices into the examples of step `step`'s batch (steps are drawn in order).
+    pub(crate) fn next(&mut self, step: usize) -> Vec<usize> {
+        if step < self.warmup {
+            if self.copy_queue.is_empty() {
+                let subset: Vec<Example> = self
+                    .copies
+                    .iter()
+                    .map(|&i| self.examples[i].clone())
+                    .collect();
+                let seed = self.config.seed.wrapping_add(self.copy_epoch) ^ 0x5eed;
+                self.copy_queue = batches(&subset, self.config.tokens_per_batch, seed)
+                    .into_iter()
+                    .map(|b| b.into_iter().map(|j| self.copies[j]).collect())
+                    .collect();
+                self.copy_queue.reverse();
+                self.copy_epoch += 1;
+            }
+            return self.copy_queue.pop().expect("refilled");
+        }
+        if self.queue.is_empty() {
+            let seed = self.config.seed.wrapping_add(self.epoch);
+            self.queue = batches(self.examples, self.config.tokens_per_batch, seed);
+            self.queue.reverse();
+            self.epoch += 1;
+        }
+        self.queue.pop().expect("refilled")
+    }
+}
+
 /// Trains `model` on `examples`; returns the trained model (without autodiff) and the loss
 /// of every step. `on_step` sees each step as it finishes. With `checkpoints`, the run saves
 /// a checkpoint every `every` steps and at the end, and (with `resume`) starts from the newest
@@ -158,29 +229,13 @@ pub fn train<B: AutodiffBackend>(
     }
     let started = Instant::now();
     let offset = history.last().map_or(0.0, |s: &StepInfo| s.elapsed_secs);
-    let mut epoch = 0u64;
-    let mut queue: Vec<Vec<usize>> = Vec::new();
-    let mut next_batch = |queue: &mut Vec<Vec<usize>>| {
-        if queue.is_empty() {
-            *queue = batches(
-                examples,
-                config.tokens_per_batch,
-                config.seed.wrapping_add(epoch),
-            );
-            queue.reverse();
-            epoch += 1;
-        }
-        queue.pop().expect("refilled")
-    };
+    let mut order = BatchOrder::new(examples, config);
     // A resumed run draws the batches the stopped one drew, without training on them.
-    for _ in 0..first {
-        next_batch(&mut queue);
+    for step in 0..first {
+        order.next(step);
     }
     for step in first..config.steps {
-        let batch: Vec<&Example> = next_batch(&mut queue)
-            .iter()
-            .map(|&i| &examples[i])
-            .collect();
+        let batch: Vec<&Example> = order.next(step).iter().map(|&i| &examples[i]).collect();
         let (loss, tokens) = batch_loss(&model, &batch, pad_id)?;
         let loss_value = loss
             .clone()
@@ -402,5 +457,41 @@ mod tests {
             err.contains("other settings") && err.contains("ck"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn copy_warmup_draws_only_copy_examples_first() {
+        let examples: Vec<Example> = (0..40)
+            .map(|k| Example {
+                ids: vec![1; 5 + k % 7],
+                completion_start: 2,
+                domain: if k % 4 == 0 { "copy" } else { "web" }.into(),
+                row_id: k.to_string(),
+            })
+            .collect();
+        let cfg = TrainConfig {
+            tokens_per_batch: 24,
+            copy_warmup_steps: 6,
+            ..Default::default()
+        };
+        let mut order = BatchOrder::new(&examples, &cfg);
+        let domains =
+            |b: &[usize]| -> Vec<&str> { b.iter().map(|&i| examples[i].domain.as_str()).collect() };
+        for step in 0..6 {
+            let b = order.next(step);
+            assert!(
+                !b.is_empty() && domains(&b).iter().all(|d| *d == "copy"),
+                "step {step}"
+            );
+        }
+        let later: Vec<usize> = (6..40).flat_map(|s| order.next(s)).collect();
+        assert!(domains(&later).contains(&"web") && domains(&later).contains(&"copy"));
+        // Without copy examples the warm-up is skipped rather than stalled.
+        let plain: Vec<Example> = examples
+            .iter()
+            .filter(|e| e.domain == "web")
+            .cloned()
+            .collect();
+        assert!(!BatchOrder::new(&plain, &cfg).next(0).is_empty());
     }
 }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use agentworld_train::recipe::{BuildEvent, BuildOptions, DemoRecipe, DemoSources, build_demo};
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use crate::{paths, progress};
 
@@ -37,6 +37,14 @@ pub struct Args {
     /// Seed of data, weights and batch order (default: the recipe's).
     #[arg(long)]
     seed: Option<u64>,
+    /// Steps that train on the copy examples alone before the world-model rows join
+    /// (default: the recipe's).
+    #[arg(long)]
+    copy_warmup_steps: Option<usize>,
+    /// Model shape as a JSON object of `config.json` fields, merged over the recipe's (e.g.
+    /// `{"hidden_size": 192}`); `vocab_size` comes from the tokenizer.
+    #[arg(long)]
+    model_json: Option<String>,
     /// Rows generated per domain (default: the recipe's).
     #[arg(long)]
     rows: Option<usize>,
@@ -53,6 +61,21 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(s) = args.steps {
         recipe.train.steps = s;
         recipe.train.warmup_steps = recipe.train.warmup_steps.min(s / 10 + 1);
+    }
+    if let Some(text) = &args.model_json {
+        let patch: serde_json::Value =
+            serde_json::from_str(text).context("--model-json is not a JSON object")?;
+        let Some(fields) = patch.as_object() else {
+            bail!(
+                "--model-json must be a JSON object of config.json fields, e.g. '{{\"hidden_size\": 192}}'"
+            );
+        };
+        for (k, v) in fields {
+            recipe.model[k] = v.clone();
+        }
+    }
+    if let Some(s) = args.copy_warmup_steps {
+        recipe.train.copy_warmup_steps = s;
     }
     if let Some(s) = args.seed {
         recipe.seed = s;
