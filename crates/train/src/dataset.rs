@@ -85,7 +85,7 @@ pub fn build_examples(
 
 /// Auxiliary copy examples: a random span of learned tokens, `separator`, then the span
 /// again, with the loss on the repeat only; about `total_tokens` tokens in all, spans of
-/// `min_len..=max_len` tokens drawn uniformly from ids `0..learned_vocab`.
+/// `min_len..=max_len` tokens drawn uniformly from `pool` (token ids).
 ///
 /// A world model's prediction is mostly the current state copied, so it needs the copying
 /// ("induction") circuit: attend to where the current token occurred before and emit what
@@ -95,7 +95,7 @@ pub fn build_examples(
 /// induction heads").
 pub fn copy_examples(
     total_tokens: usize,
-    learned_vocab: u32,
+    pool: &[u32],
     separator: u32,
     min_len: usize,
     max_len: usize,
@@ -105,10 +105,10 @@ pub fn copy_examples(
     let mut out = Vec::new();
     let mut tokens = 0;
     let (lo, hi) = (min_len.max(1), max_len.max(min_len.max(1)));
-    while tokens < total_tokens && learned_vocab > 0 {
+    while tokens < total_tokens && !pool.is_empty() {
         let len = rng.random_range(lo..=hi);
         let span: Vec<u32> = (0..len)
-            .map(|_| rng.random_range(0..learned_vocab))
+            .map(|_| pool[rng.random_range(0..pool.len())])
             .collect();
         let mut ids = span.clone();
         ids.push(separator);
@@ -122,6 +122,21 @@ pub fn copy_examples(
         });
     }
     out
+}
+
+/// The `k` token ids most frequent in the examples' completions (ties by id), for
+/// [`copy_examples`]' pool; all of them when `k` is 0.
+pub fn frequent_tokens(examples: &[Example], k: usize) -> Vec<u32> {
+    let mut counts: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for e in examples {
+        for &t in &e.ids[e.completion_start.min(e.ids.len())..] {
+            *counts.entry(t).or_default() += 1;
+        }
+    }
+    let mut ids: Vec<(u32, usize)> = counts.into_iter().collect();
+    ids.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let n = if k == 0 { ids.len() } else { k.min(ids.len()) };
+    ids.into_iter().take(n).map(|(t, _)| t).collect()
 }
 
 /// Groups example indices into batches of similar length whose padded size
@@ -207,7 +222,8 @@ mod tests {
 
     #[test]
     fn copy_examples_repeat_their_span_after_the_separator() {
-        let ex = copy_examples(5000, 100, 999, 10, 40, 3);
+        let pool: Vec<u32> = (0..100).collect();
+        let ex = copy_examples(5000, &pool, 999, 10, 40, 3);
         let total: usize = ex.iter().map(|e| e.ids.len()).sum();
         assert!((5000..5000 + 81).contains(&total), "{total}");
         for e in &ex {
@@ -218,6 +234,7 @@ mod tests {
             assert_eq!(e.ids[..n], e.ids[n + 1..]);
             assert!(e.ids[..n].iter().all(|&t| t < 100));
         }
-        assert_eq!(ex, copy_examples(5000, 100, 999, 10, 40, 3));
+        assert_eq!(ex, copy_examples(5000, &pool, 999, 10, 40, 3));
+        assert!(copy_examples(5000, &[], 999, 10, 40, 3).is_empty());
     }
 }

@@ -29,7 +29,7 @@ use burn::tensor::backend::Backend;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::Checkpointing;
-use crate::dataset::{Example, build_examples, copy_examples};
+use crate::dataset::{Example, build_examples, copy_examples, frequent_tokens};
 use crate::error::{Result, TrainError};
 use crate::eval::{DomainSummary, evaluate, summarise};
 use crate::tokenizer::{ADDED_TOKENS, SPECIAL_TOKENS, train_tokenizer};
@@ -83,6 +83,10 @@ pub struct DemoRecipe {
     pub copy_fraction: f64,
     /// Shortest and longest copied span, in tokens.
     pub copy_span: (usize, usize),
+    /// Copied spans draw from this many of the most frequent completion tokens (0: every
+    /// learned token).
+    #[serde(default)]
+    pub copy_vocab: usize,
     /// Model shape (`config.json` fields).
     pub model: serde_json::Value,
     /// Optimisation.
@@ -109,6 +113,7 @@ impl Default for DemoRecipe {
             max_example_tokens: 1400,
             copy_fraction: 0.3,
             copy_span: (16, 320),
+            copy_vocab: 0,
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,
                 "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
@@ -341,9 +346,17 @@ pub fn build_demo(
         tokens as f64 / examples.len().max(1) as f64
     )));
     let learned = (tokenizer.vocab_size() - SPECIAL_TOKENS.len() - ADDED_TOKENS.len()) as u32;
+    let pool: Vec<u32> = if recipe.copy_vocab == 0 {
+        (0..learned).collect()
+    } else {
+        frequent_tokens(&examples, recipe.copy_vocab)
+            .into_iter()
+            .filter(|&t| t < learned)
+            .collect()
+    };
     let copies = copy_examples(
         (tokens as f64 * recipe.copy_fraction) as usize,
-        learned,
+        &pool,
         tokenizer.require_token_id("<predicted_observation>")?,
         recipe.copy_span.0,
         recipe.copy_span.1,

@@ -41,6 +41,15 @@ pub struct Args {
     /// (default: the recipe's).
     #[arg(long)]
     copy_warmup_steps: Option<usize>,
+    /// Shortest and longest copied span of the copy examples, in tokens: `MIN,MAX`.
+    #[arg(long, value_parser = parse_span)]
+    copy_span: Option<(usize, usize)>,
+    /// Copied spans draw from this many of the most frequent tokens (0: all).
+    #[arg(long)]
+    copy_vocab: Option<usize>,
+    /// Share of copy-example tokens beside the world-model tokens (default: the recipe's).
+    #[arg(long)]
+    copy_fraction: Option<f64>,
     /// Model shape as a JSON object of `config.json` fields, merged over the recipe's (e.g.
     /// `{"hidden_size": 192}`); `vocab_size` comes from the tokenizer.
     #[arg(long)]
@@ -51,6 +60,22 @@ pub struct Args {
     /// Held-out rows evaluated per domain at the end (default: the recipe's).
     #[arg(long)]
     eval_rows: Option<usize>,
+}
+
+fn parse_span(text: &str) -> std::result::Result<(usize, usize), String> {
+    let (a, b) = text
+        .split_once(',')
+        .ok_or_else(|| format!("`{text}`: give MIN,MAX, e.g. 4,32"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("`{v}` is not a token count"))
+    };
+    let (a, b) = (parse(a)?, parse(b)?);
+    if a == 0 || a > b {
+        return Err(format!("`{text}`: need 1 <= MIN <= MAX"));
+    }
+    Ok((a, b))
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -73,6 +98,15 @@ pub fn run(args: Args) -> Result<()> {
         for (k, v) in fields {
             recipe.model[k] = v.clone();
         }
+    }
+    if let Some(span) = args.copy_span {
+        recipe.copy_span = span;
+    }
+    if let Some(k) = args.copy_vocab {
+        recipe.copy_vocab = k;
+    }
+    if let Some(f) = args.copy_fraction {
+        recipe.copy_fraction = f;
     }
     if let Some(s) = args.copy_warmup_steps {
         recipe.train.copy_warmup_steps = s;
