@@ -33,7 +33,7 @@ use crate::dataset::{Example, build_examples, copy_examples, frequent_tokens};
 use crate::error::{Result, TrainError};
 use crate::eval::{DomainSummary, evaluate, summarise};
 use crate::tokenizer::{ADDED_TOKENS, SPECIAL_TOKENS, train_tokenizer};
-use crate::trainer::{StepInfo, TrainConfig, train};
+use crate::trainer::{CurriculumStage, StepInfo, TrainConfig, train};
 
 mod export;
 use export::export_dir;
@@ -61,6 +61,25 @@ pub const PROMPTS: [(&str, &str); 4] = [
 /// The model card's description.
 pub const DESCRIPTION: &str = "A toy Qwen3.5-MoE world model trained by agentworld from scratch on real terminal transitions (real bash in sandboxes) and on exactly computed GUI transitions: Android edits on real UI dumps, Web page edits and navigation (BrowserGym accessibility trees of real and built-in pages), and desktop actions (OSWorld accessibility tables of real AT-SPI trees and a mini desktop). It shows the whole loop running on a laptop; it is not a substitute for Qwen-AgentWorld.";
 
+/// One stage of [`DemoRecipe::copy_stages`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopyStage {
+    /// Optimizer steps on this stage's copy examples alone.
+    pub steps: usize,
+    /// Shortest and longest copied span, in tokens.
+    pub span: (usize, usize),
+    /// Spans draw from this many of the most frequent completion tokens (0: every learned
+    /// token).
+    pub vocab: usize,
+}
+
+impl CopyStage {
+    /// The [`Example::domain`] of stage `index`'s examples.
+    pub fn domain(index: usize) -> String {
+        format!("copy-stage-{}", index + 1)
+    }
+}
+
 /// Every setting of the demo build.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DemoRecipe {
@@ -87,6 +106,13 @@ pub struct DemoRecipe {
     /// learned token).
     #[serde(default)]
     pub copy_vocab: usize,
+    /// The copy curriculum: stages of copy examples alone before the world-model rows join,
+    /// each with its own span and token set: short spans of the 32 most frequent tokens
+    /// first, until the induction circuit forms; then the token set doubles each stage (a
+    /// superset of the last, so the circuit is kept while new tokens join) and spans grow.
+    /// Jumping from 32 to 256 tokens at once put the copy loss back at chance.
+    #[serde(default)]
+    pub copy_stages: Vec<CopyStage>,
     /// Model shape (`config.json` fields).
     pub model: serde_json::Value,
     /// Optimisation.
@@ -114,6 +140,17 @@ impl Default for DemoRecipe {
             copy_fraction: 0.3,
             copy_span: (16, 320),
             copy_vocab: 0,
+            copy_stages: [
+                (175, (4, 24), 32),
+                (50, (4, 32), 64),
+                (50, (8, 48), 128),
+                (50, (8, 64), 256),
+                (50, (16, 96), 512),
+                (50, (16, 160), 0),
+            ]
+            .into_iter()
+            .map(|(steps, span, vocab)| CopyStage { steps, span, vocab })
+            .collect(),
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,
                 "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
@@ -126,7 +163,7 @@ impl Default for DemoRecipe {
                 "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}
             }),
             train: TrainConfig {
-                steps: 1600,
+                steps: 1800,
                 learning_rate: 2e-3,
                 warmup_steps: 60,
                 tokens_per_batch: 2560,
@@ -346,26 +383,55 @@ pub fn build_demo(
         tokens as f64 / examples.len().max(1) as f64
     )));
     let learned = (tokenizer.vocab_size() - SPECIAL_TOKENS.len() - ADDED_TOKENS.len()) as u32;
-    let pool: Vec<u32> = if recipe.copy_vocab == 0 {
-        (0..learned).collect()
-    } else {
-        frequent_tokens(&examples, recipe.copy_vocab)
-            .into_iter()
-            .filter(|&t| t < learned)
-            .collect()
+    let separator = tokenizer.require_token_id("<predicted_observation>")?;
+    let copies_of = |tokens: usize, span: (usize, usize), vocab: usize, seed: u64| {
+        let pool: Vec<u32> = if vocab == 0 {
+            (0..learned).collect()
+        } else {
+            frequent_tokens(&examples, vocab)
+                .into_iter()
+                .filter(|&t| t < learned)
+                .collect()
+        };
+        copy_examples(tokens, &pool, separator, span.0, span.1, seed)
     };
-    let copies = copy_examples(
+    let mut copies = copies_of(
         (tokens as f64 * recipe.copy_fraction) as usize,
-        &pool,
-        tokenizer.require_token_id("<predicted_observation>")?,
-        recipe.copy_span.0,
-        recipe.copy_span.1,
+        recipe.copy_span,
+        recipe.copy_vocab,
         recipe.seed,
     );
+    let mut train_config = recipe.train.clone();
+    for (i, stage) in recipe.copy_stages.iter().enumerate() {
+        let domain = CopyStage::domain(i);
+        let mut staged = copies_of(
+            stage.steps * recipe.train.tokens_per_batch,
+            stage.span,
+            stage.vocab,
+            recipe.seed.wrapping_add(1 + i as u64),
+        );
+        for e in &mut staged {
+            e.domain = domain.clone();
+        }
+        copies.extend(staged);
+        train_config.curriculum.push(CurriculumStage {
+            domain,
+            steps: stage.steps,
+        });
+    }
+    let staged_steps: usize = recipe.copy_stages.iter().map(|s| s.steps).sum();
     events(BuildEvent::Note(format!(
-        "{} copy examples ({} tokens) to teach copying",
+        "{} copy examples ({} tokens) to teach copying{}",
         copies.len(),
-        copies.iter().map(|e| e.ids.len()).sum::<usize>()
+        copies.iter().map(|e| e.ids.len()).sum::<usize>(),
+        if staged_steps > 0 {
+            format!(
+                "; the first {staged_steps} steps train on copying alone, in {} stages",
+                recipe.copy_stages.len()
+            )
+        } else {
+            String::new()
+        }
     )));
     examples.extend(copies);
 
@@ -396,7 +462,7 @@ pub fn build_demo(
     let (model, history) = train(
         model,
         &examples,
-        &recipe.train,
+        &train_config,
         pad_id,
         Some(&checkpoints),
         &mut |s| events(BuildEvent::Step(s, total)),

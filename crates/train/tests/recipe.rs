@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use agentworld_train::recipe::{BuildOptions, DemoRecipe, DemoSources, build_demo};
+use agentworld_train::recipe::{BuildOptions, CopyStage, DemoRecipe, DemoSources, build_demo};
 use agentworld_world::row::read_jsonl_file;
 
 fn cases() -> Option<PathBuf> {
@@ -23,6 +23,11 @@ fn tiny_recipe() -> DemoRecipe {
         eval_max_tokens: 12,
         checkpoint_every: 2,
         copy_span: (4, 12),
+        copy_stages: vec![CopyStage {
+            steps: 2,
+            span: (2, 6),
+            vocab: 16,
+        }],
         ..Default::default()
     };
     r.model = serde_json::json!({

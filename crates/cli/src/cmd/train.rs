@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use agentworld_train::recipe::{BuildEvent, BuildOptions, DemoRecipe, DemoSources, build_demo};
+use agentworld_train::recipe::{
+    BuildEvent, BuildOptions, CopyStage, DemoRecipe, DemoSources, build_demo,
+};
 use anyhow::{Context, Result, bail};
 
 use crate::{paths, progress};
@@ -37,9 +39,14 @@ pub struct Args {
     /// Seed of data, weights and batch order (default: the recipe's).
     #[arg(long)]
     seed: Option<u64>,
-    /// Steps that train on the copy examples alone before the world-model rows join
-    /// (default: the recipe's).
-    #[arg(long)]
+    /// The copy curriculum: stages of copy examples alone before the world-model rows join,
+    /// as `STEPS:MIN-MAX:VOCAB` separated by commas (VOCAB 0: every token), e.g.
+    /// `200:4-24:32,100:8-64:256`; `none` for no stages. Default: the recipe's.
+    #[arg(long, value_delimiter = ',', value_parser = parse_stage)]
+    copy_stages: Option<Vec<CopyStage>>,
+    /// One copy stage of this many steps with --copy-span and --copy-vocab, in place of the
+    /// recipe's stages.
+    #[arg(long, conflicts_with = "copy_stages")]
     copy_warmup_steps: Option<usize>,
     /// Shortest and longest copied span of the copy examples, in tokens: `MIN,MAX`.
     #[arg(long, value_parser = parse_span)]
@@ -60,6 +67,33 @@ pub struct Args {
     /// Held-out rows evaluated per domain at the end (default: the recipe's).
     #[arg(long)]
     eval_rows: Option<usize>,
+}
+
+/// One `STEPS:MIN-MAX:VOCAB` copy stage; `none` is a stage of no steps (left out).
+fn parse_stage(part: &str) -> std::result::Result<CopyStage, String> {
+    if part.trim() == "none" {
+        return Ok(CopyStage {
+            steps: 0,
+            span: (1, 1),
+            vocab: 0,
+        });
+    }
+    let fields: Vec<&str> = part.trim().split(':').collect();
+    let [steps, span, vocab] = fields[..] else {
+        return Err(format!(
+            "`{part}`: give STEPS:MIN-MAX:VOCAB, e.g. 200:4-24:32"
+        ));
+    };
+    let number = |v: &str, what: &str| {
+        v.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("`{part}`: `{v}` is not a {what}"))
+    };
+    Ok(CopyStage {
+        steps: number(steps, "step count")?,
+        span: parse_span(&span.replace('-', ","))?,
+        vocab: number(vocab, "token count")?,
+    })
 }
 
 fn parse_span(text: &str) -> std::result::Result<(usize, usize), String> {
@@ -108,8 +142,15 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(f) = args.copy_fraction {
         recipe.copy_fraction = f;
     }
-    if let Some(s) = args.copy_warmup_steps {
-        recipe.train.copy_warmup_steps = s;
+    if let Some(stages) = args.copy_stages {
+        recipe.copy_stages = stages.into_iter().filter(|s| s.steps > 0).collect();
+    }
+    if let Some(steps) = args.copy_warmup_steps {
+        recipe.copy_stages = vec![CopyStage {
+            steps,
+            span: recipe.copy_span,
+            vocab: recipe.copy_vocab,
+        }];
     }
     if let Some(s) = args.seed {
         recipe.seed = s;
@@ -181,4 +222,27 @@ pub fn run(args: Args) -> Result<()> {
     );
     crate::cmd::eval::print_table(&summary.evaluation);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_stages_parse_or_say_what_is_wrong() {
+        let s = parse_stage("200:4-24:32").unwrap();
+        assert_eq!((s.steps, s.span, s.vocab), (200, (4, 24), 32));
+        assert_eq!(parse_stage("none").unwrap().steps, 0);
+        assert!(
+            parse_stage("200:4-24")
+                .unwrap_err()
+                .contains("STEPS:MIN-MAX:VOCAB")
+        );
+        assert!(parse_stage("x:4-24:32").unwrap_err().contains("step count"));
+        assert!(
+            parse_stage("10:24-4:32")
+                .unwrap_err()
+                .contains("MIN <= MAX")
+        );
+    }
 }
