@@ -59,3 +59,96 @@ pub struct ModelFiles {
     /// Other small text files by relative path (e.g. `prompts/terminal/system_prompt.txt`).
     pub extra: BTreeMap<String, String>,
 }
+
+impl ModelFiles {
+    /// The largest tensor of the checkpoint as a device holds it in f32: its name and size in
+    /// bytes (`None` when no shard has a readable safetensors header). The in-browser engine
+    /// compares it with the WebGPU adapter's buffer limits ([`check_buffer_limit`]).
+    pub fn largest_tensor_f32(&self) -> Option<(String, u64)> {
+        self.shards
+            .iter()
+            .filter_map(|(_, bytes)| {
+                let (_, metadata) = safetensors::SafeTensors::read_metadata(bytes).ok()?;
+                metadata
+                    .tensors()
+                    .into_iter()
+                    .map(|(name, info)| {
+                        let elements: u64 = info.shape.iter().map(|&d| d as u64).product();
+                        (name, elements * 4)
+                    })
+                    .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            })
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+    }
+}
+
+/// Whether a tensor of `need` bytes fits one device buffer of at most `allow` bytes (WebGPU's
+/// `maxStorageBufferBindingSize` / `maxBufferSize`, whichever is smaller).
+///
+/// # Errors
+/// `"<tensor> needs N MB, this device allows M MB per buffer"` when it does not fit (MB =
+/// 2^20 bytes, rounded up for the need and down for the limit).
+pub fn check_buffer_limit(tensor: &str, need: u64, allow: u64) -> Result<(), String> {
+    if need <= allow {
+        return Ok(());
+    }
+    Err(format!(
+        "{tensor} needs {} MB, this device allows {} MB per buffer",
+        need.div_ceil(1 << 20),
+        allow >> 20
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shard(tensors: &[(&str, &[usize])]) -> Vec<u8> {
+        let mut header = serde_json::Map::new();
+        let mut offset = 0;
+        for (name, shape) in tensors {
+            let bytes = shape.iter().product::<usize>() * 2;
+            header.insert(
+                name.to_string(),
+                serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [offset, offset + bytes]}),
+            );
+            offset += bytes;
+        }
+        let header = serde_json::Value::Object(header).to_string();
+        let mut out = (header.len() as u64).to_le_bytes().to_vec();
+        out.extend(header.as_bytes());
+        out.resize(out.len() + offset, 0);
+        out
+    }
+
+    #[test]
+    fn the_largest_tensor_is_found_across_shards_and_sized_in_f32() {
+        let files = ModelFiles {
+            shards: vec![
+                (
+                    "a.safetensors".into(),
+                    shard(&[("small", &[4, 4]), ("embed", &[64, 8])]),
+                ),
+                ("b.safetensors".into(), shard(&[("lm_head", &[64, 16])])),
+                ("broken.safetensors".into(), b"not a checkpoint".to_vec()),
+            ],
+            ..ModelFiles::default()
+        };
+        assert_eq!(
+            files.largest_tensor_f32(),
+            Some(("lm_head".into(), 64 * 16 * 4))
+        );
+        assert_eq!(ModelFiles::default().largest_tensor_f32(), None);
+    }
+
+    #[test]
+    fn a_tensor_over_the_buffer_limit_is_refused_with_both_sizes() {
+        assert!(check_buffer_limit("w", 1 << 20, 1 << 20).is_ok());
+        let err = check_buffer_limit("model.embed_tokens.weight", 3 * (1 << 20) + 1, 1 << 20)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "model.embed_tokens.weight needs 4 MB, this device allows 1 MB per buffer"
+        );
+    }
+}

@@ -4,8 +4,8 @@
 //! The arithmetic is [`Engine::generate`]'s for one prompt; no clock is read (wasm32 has none),
 //! so the timings of the returned [`Generation`] are 0.
 
-use agentworld_model::TokenBatch;
 use agentworld_model::sampling::Sampler;
+use agentworld_model::{Routing, TokenBatch};
 use burn::tensor::Tensor;
 use burn::tensor::backend::Backend;
 
@@ -24,18 +24,47 @@ impl<B: Backend> Engine<B> {
         on_text: &mut dyn FnMut(&str),
         stop: &dyn Fn() -> bool,
     ) -> Result<Generation> {
+        self.generate_async_routed(prompt, params, on_text, stop, None)
+            .await
+    }
+
+    /// [`Self::generate_async`]; with `on_routing`, also reports for every generated token
+    /// which experts each MoE layer chose at the position that predicted it
+    /// ([`TokenRouting`]), read back asynchronously with the token.
+    ///
+    /// # Errors
+    /// As [`Engine::generate`]; a failed read-back from the device.
+    pub async fn generate_async_routed(
+        &self,
+        prompt: &[u32],
+        params: &GenerateParams,
+        on_text: &mut dyn FnMut(&str),
+        stop: &dyn Fn() -> bool,
+        mut on_routing: Option<&mut dyn FnMut(TokenRouting)>,
+    ) -> Result<Generation> {
         let context = self.max_context();
         self.check_prompt(prompt)?;
         let limit = params.max_tokens.min(context - prompt.len());
         let mut cache = self.model.new_cache(1, &self.device);
         let batch = TokenBatch::single(prompt.to_vec());
-        let mut logits = self.model.forward_last(&batch, Some(&mut cache))?;
+        let mut trace = Vec::new();
+        let tracing = on_routing.is_some();
+        let mut logits = self.model.forward_last_traced(
+            &batch,
+            Some(&mut cache),
+            tracing.then_some(&mut trace),
+        )?;
         let mut sampler = Sampler::new(params.sampling);
         let mut stream = self.tokenizer.decode_stream(true);
         let mut text = String::new();
         let mut ids = Vec::new();
         let finish = loop {
             let tok = pick_async(logits, &mut sampler).await?;
+            if let Some(report) = on_routing.as_deref_mut() {
+                let mut routing = read_routing(std::mem::take(&mut trace)).await?;
+                routing.token = tok;
+                report(routing);
+            }
             if self.stop_ids.contains(&tok) {
                 break FinishReason::Stop;
             }
@@ -51,7 +80,11 @@ impl<B: Backend> Engine<B> {
                 break FinishReason::Stop;
             }
             let step = TokenBatch::single(vec![tok]);
-            logits = self.model.forward_last(&step, Some(&mut cache))?;
+            logits = self.model.forward_last_traced(
+                &step,
+                Some(&mut cache),
+                tracing.then_some(&mut trace),
+            )?;
         };
         if let Some(rest) = stream.finish()? {
             text.push_str(&rest);
@@ -66,6 +99,59 @@ impl<B: Backend> Engine<B> {
             decode_secs: 0.0,
         })
     }
+}
+
+/// Which experts each MoE layer chose for one generated token: the router's choice at the
+/// position whose logits picked the token (HF `Qwen3_5MoeTopKRouter`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TokenRouting {
+    /// The generated token id.
+    pub token: u32,
+    /// Per layer, the chosen expert ids, highest router probability first: `[layers][top_k]`.
+    pub experts: Vec<Vec<u32>>,
+    /// Per layer, the chosen experts' renormalised weights: `[layers][top_k]`.
+    pub weights: Vec<Vec<f32>>,
+}
+
+/// The last position's routing of every layer, read back in two transfers.
+async fn read_routing<B: Backend>(trace: Vec<Routing<B>>) -> Result<TokenRouting> {
+    fn read(e: impl std::fmt::Debug) -> EngineError {
+        EngineError::Request(format!("reading the routing back from the device: {e:?}"))
+    }
+    let layers = trace.len();
+    if layers == 0 {
+        return Ok(TokenRouting {
+            token: 0,
+            experts: Vec::new(),
+            weights: Vec::new(),
+        });
+    }
+    let [tokens, k] = trace[0].indices.dims();
+    let last = |r: &Routing<B>| {
+        (
+            r.indices.clone().slice([tokens - 1..tokens, 0..k]),
+            r.weights.clone().slice([tokens - 1..tokens, 0..k]),
+        )
+    };
+    let (indices, weights): (Vec<_>, Vec<_>) = trace.iter().map(last).unzip();
+    let indices = Tensor::cat(indices, 0)
+        .into_data_async()
+        .await
+        .map_err(read)?;
+    let weights = Tensor::cat(weights, 0)
+        .into_data_async()
+        .await
+        .map_err(read)?;
+    let indices = indices.convert::<i64>().to_vec::<i64>().map_err(read)?;
+    let weights = weights.convert::<f32>().to_vec::<f32>().map_err(read)?;
+    Ok(TokenRouting {
+        token: 0,
+        experts: indices
+            .chunks(k)
+            .map(|c| c.iter().map(|&e| e as u32).collect())
+            .collect(),
+        weights: weights.chunks(k).map(<[f32]>::to_vec).collect(),
+    })
 }
 
 /// The next token from `[1, vocab]` logits: the argmax read back when greedy, else the
@@ -89,9 +175,9 @@ mod tests {
     use super::*;
     use crate::files::ModelFiles;
 
-    #[test]
-    fn same_tokens_as_the_synchronous_loop() {
-        type B = burn_flex::Flex;
+    type B = burn_flex::Flex;
+
+    fn demo_engine() -> Engine<B> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../public/models/agentworld-demo");
         let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
@@ -104,7 +190,12 @@ mod tests {
             generation_config_json: Some(read("generation_config.json")),
             ..ModelFiles::default()
         };
-        let engine = Engine::<B>::from_files(&files, &Default::default(), &mut |_, _| {}).unwrap();
+        Engine::<B>::from_files(&files, &Default::default(), &mut |_, _| {}).unwrap()
+    }
+
+    #[test]
+    fn same_tokens_as_the_synchronous_loop() {
+        let engine = demo_engine();
         let prompt = engine.encode("user@sandbox:~$ ls").unwrap();
         let params = GenerateParams {
             max_tokens: 24,
@@ -121,5 +212,59 @@ mod tests {
         assert_eq!(got.text, sync.text);
         assert_eq!(streamed, sync.text);
         assert_eq!(got.finish_reason, sync.finish_reason);
+    }
+
+    #[test]
+    fn routing_of_each_token_matches_a_full_forward_pass() {
+        let engine = demo_engine();
+        let prompt = engine.encode("user@sandbox:~$ ls -la").unwrap();
+        let params = GenerateParams {
+            max_tokens: 12,
+            ..GenerateParams::default()
+        };
+        let mut seen = Vec::new();
+        let mut on_routing = |r: TokenRouting| seen.push(r);
+        let mut on_text = |_: &str| {};
+        let fut = engine.generate_async_routed(
+            &prompt,
+            &params,
+            &mut on_text,
+            &|| false,
+            Some(&mut on_routing),
+        );
+        let got = burn::tensor::try_read_sync(fut).unwrap().unwrap();
+        assert!(seen.len() >= got.token_ids.len() && !seen.is_empty());
+        // Without a cache, one pass over prompt + generated tokens routes every position; the
+        // position before token i predicted it.
+        let mut all = prompt.clone();
+        all.extend(&got.token_ids);
+        let mut trace = Vec::new();
+        engine
+            .model
+            .forward_hidden_traced(&TokenBatch::single(all), None, Some(&mut trace))
+            .unwrap();
+        let config = engine.model.layers.len();
+        for (i, r) in seen.iter().take(got.token_ids.len()).enumerate() {
+            assert_eq!(r.token, got.token_ids[i]);
+            assert_eq!(r.experts.len(), config);
+            for (layer, routing) in trace.iter().enumerate() {
+                let row = routing
+                    .indices
+                    .clone()
+                    .into_data()
+                    .convert::<i64>()
+                    .to_vec::<i64>()
+                    .unwrap();
+                let k = routing.indices.dims()[1];
+                let at = prompt.len() - 1 + i;
+                let want: Vec<u32> = row[at * k..(at + 1) * k]
+                    .iter()
+                    .map(|&e| e as u32)
+                    .collect();
+                assert_eq!(r.experts[layer], want, "token {i}, layer {layer}");
+                let sum: f32 = r.weights[layer].iter().sum();
+                assert!((sum - 1.0).abs() < 1e-4, "weights sum to {sum}");
+            }
+        }
     }
 }

@@ -11,5 +11,6 @@ mod generate_async;
 pub use batch::{DecodeBatch, SequenceEvent};
 pub use engine::Engine;
 pub use error::{EngineError, Result};
-pub use files::{ModelCard, ModelFiles};
+pub use files::{ModelCard, ModelFiles, check_buffer_limit};
 pub use generate::{FinishReason, GenerateParams, Generation};
+pub use generate_async::TokenRouting;

@@ -18,6 +18,7 @@ use crate::cache::{DeltaNetState, KvCache, LayerCache, ModelCache};
 use crate::error::{ModelError, Result};
 use crate::kernels::linear;
 use crate::layers::decoder_layer::{DecoderLayer, LayerContext, Mixer};
+use crate::layers::moe::Routing;
 use crate::layers::rms_norm::RmsNorm1p;
 use crate::layers::rope::PartialRope;
 
@@ -134,7 +135,22 @@ impl<B: Backend> Qwen35Moe<B> {
     pub fn forward_hidden(
         &self,
         batch: &TokenBatch,
+        cache: Option<&mut ModelCache<B>>,
+    ) -> Result<Tensor<B, 3>> {
+        self.forward_hidden_traced(batch, cache, None)
+    }
+
+    /// [`Self::forward_hidden`]; with `routing`, also records every layer's router choices
+    /// (one [`Routing`] per layer, in layer order, each `[batch * seq, top_k]`, row-major over
+    /// batch then position) — what the playground's MoE view draws.
+    ///
+    /// # Errors
+    /// As [`Self::forward_hidden`].
+    pub fn forward_hidden_traced(
+        &self,
+        batch: &TokenBatch,
         mut cache: Option<&mut ModelCache<B>>,
+        mut routing: Option<&mut Vec<Routing<B>>>,
     ) -> Result<Tensor<B, 3>> {
         let (b, seq) = batch.dims();
         self.check_batch(batch, cache.as_deref())?;
@@ -209,7 +225,11 @@ impl<B: Backend> Qwen35Moe<B> {
         let mut x = self.embed_tokens.forward(ids);
         for (i, layer) in self.layers.iter().enumerate() {
             let layer_cache = cache.as_deref_mut().map(|c| &mut c.layers[i]);
-            x = layer.forward(x, &ctx, layer_cache);
+            let (next, chosen) = layer.forward_routed(x, &ctx, layer_cache);
+            x = next;
+            if let Some(trace) = routing.as_deref_mut() {
+                trace.push(chosen);
+            }
         }
         if let Some(c) = cache {
             for (row, new) in c.key_valid.iter_mut().zip(valid) {
@@ -253,7 +273,21 @@ impl<B: Backend> Qwen35Moe<B> {
         batch: &TokenBatch,
         cache: Option<&mut ModelCache<B>>,
     ) -> Result<Tensor<B, 2>> {
-        let hidden = self.forward_hidden(batch, cache)?;
+        self.forward_last_traced(batch, cache, None)
+    }
+
+    /// [`Self::forward_last`], recording the router's choices as
+    /// [`Self::forward_hidden_traced`] does (for every position, not only the last).
+    ///
+    /// # Errors
+    /// As [`Self::forward_hidden`].
+    pub fn forward_last_traced(
+        &self,
+        batch: &TokenBatch,
+        cache: Option<&mut ModelCache<B>>,
+        routing: Option<&mut Vec<Routing<B>>>,
+    ) -> Result<Tensor<B, 2>> {
+        let hidden = self.forward_hidden_traced(batch, cache, routing)?;
         let [b, seq, h] = hidden.dims();
         let last = hidden.slice([0..b, seq - 1..seq, 0..h]);
         Ok(self.logits(last).reshape([b, self.vocab_size()]))

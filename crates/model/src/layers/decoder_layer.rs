@@ -13,7 +13,7 @@ use burn::tensor::{Bool, Tensor};
 
 use super::attention::GatedAttention;
 use super::gated_delta_net::GatedDeltaNet;
-use super::moe::SparseMoe;
+use super::moe::{Routing, SparseMoe};
 use super::rms_norm::RmsNorm1p;
 use super::rope::{PartialRope, RopeTables};
 use crate::cache::LayerCache;
@@ -69,6 +69,19 @@ impl<B: Backend> DecoderLayer<B> {
         ctx: &LayerContext<'_, B>,
         cache: Option<&mut LayerCache<B>>,
     ) -> Tensor<B, 3> {
+        self.forward_routed(x, ctx, cache).0
+    }
+
+    /// [`Self::forward`], also returning the MoE router's choices, `[batch * seq, top_k]`.
+    ///
+    /// # Panics
+    /// As [`Self::forward`].
+    pub fn forward_routed(
+        &self,
+        x: Tensor<B, 3>,
+        ctx: &LayerContext<'_, B>,
+        cache: Option<&mut LayerCache<B>>,
+    ) -> (Tensor<B, 3>, Routing<B>) {
         let normed = self.input_layernorm.forward(x.clone());
         let mixed = match (&self.mixer, cache) {
             (Mixer::LinearAttention(m), None) => m.forward(normed, ctx.padding.clone(), None),
@@ -92,9 +105,9 @@ impl<B: Backend> DecoderLayer<B> {
             _ => panic!("layer cache kind does not match the layer kind"),
         };
         let h = x + mixed;
-        let moe = self
+        let (moe, routing) = self
             .mlp
-            .forward(self.post_attention_layernorm.forward(h.clone()));
-        h + moe
+            .forward_routed(self.post_attention_layernorm.forward(h.clone()));
+        (h + moe, routing)
     }
 }

@@ -159,6 +159,16 @@ impl<B: Backend> SparseMoe<B> {
     /// - x: `[batch, seq, hidden]`
     /// - output: `[batch, seq, hidden]`
     pub fn forward(&self, x: Tensor<B, 3>) -> Tensor<B, 3> {
+        self.forward_routed(x).0
+    }
+
+    /// [`Self::forward`], also returning the router's choices (for inspection: which experts
+    /// each token went to).
+    ///
+    /// # Shapes
+    /// - x: `[batch, seq, hidden]`
+    /// - output: `[batch, seq, hidden]`, and the routing `[batch * seq, top_k]`
+    pub fn forward_routed(&self, x: Tensor<B, 3>) -> (Tensor<B, 3>, Routing<B>) {
         let [batch, seq, hidden] = x.dims();
         let tokens = x.reshape([batch * seq, hidden]);
         let routing = self.route(tokens.clone());
@@ -170,7 +180,7 @@ impl<B: Backend> SparseMoe<B> {
         };
         let shared = self.shared_expert.forward(tokens.clone())
             * sigmoid(linear(&self.shared_expert_gate, tokens));
-        (routed + shared).reshape([batch, seq, hidden])
+        ((routed + shared).reshape([batch, seq, hidden]), routing)
     }
 
     /// Reads only the chosen experts' weights: `tokens * top_k` small matmuls in one batch.
