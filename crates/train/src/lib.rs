@@ -9,6 +9,7 @@ pub mod error;
 pub mod eval;
 pub mod plot;
 pub mod recipe;
+pub mod routing;
 pub mod tokenizer;
 pub mod trainer;
 

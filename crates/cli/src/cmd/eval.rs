@@ -30,6 +30,9 @@ pub struct Args {
 enum What {
     /// Fidelity on held-out transitions with rule-based metrics, beside the "state unchanged" baseline.
     Fidelity(FidelityArgs),
+    /// Which experts the router picks in each domain (teacher-forced on held-out rows): the
+    /// figures behind the playground's MoE view.
+    Routing(RoutingArgs),
     /// AgentWorldBench step 1: each row's world-model output, from a server or a local model.
     Infer(infer::InferArgs),
     /// AgentWorldBench step 2: an LLM judge scores each prediction on five dimensions.
@@ -65,6 +68,93 @@ pub struct FidelityArgs {
     /// Where the model runs.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
+}
+
+/// Arguments of `agentworld eval routing`.
+#[derive(clap::Args)]
+pub struct RoutingArgs {
+    /// Model directory. Default: the demo model.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Rows (AgentWorldBench JSONL). Default: the model's heldout.jsonl.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Rows run per domain (the first ones in the file).
+    #[arg(long, default_value_t = 20)]
+    rows: usize,
+    /// Write the figures as JSON here (the playground reads `routing.json` beside the model).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Where the model runs.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    backend: BackendKind,
+}
+
+struct RoutingJob {
+    model: PathBuf,
+    rows: Vec<agentworld_world::Row>,
+    out: Option<PathBuf>,
+}
+
+impl OnBackend for RoutingJob {
+    type Output = ();
+    fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<()> {
+        let engine = progress::load_engine::<B>(&self.model, &device)?;
+        let bar = progress::bar(self.rows.len() as u64, "routing");
+        let use_ = agentworld_train::routing::expert_use(&engine, &self.rows, &mut |d| {
+            bar.set_position(d as u64)
+        })?;
+        bar.finish_and_clear();
+        print_routing(&use_);
+        if let Some(path) = &self.out {
+            let text = serde_json::to_string_pretty(&use_)? + "\n";
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+/// Prints each domain's most used experts per layer, and how far apart the domains are.
+fn print_routing(u: &agentworld_train::routing::ExpertUse) {
+    println!(
+        "{} experts, top-{} per token; share of each layer's choices:",
+        u.num_experts, u.top_k
+    );
+    println!("| domain | tokens | layer | most used experts (share) |");
+    println!("|---|---|---|---|");
+    for d in &u.domains {
+        for (layer, share) in d.share.iter().enumerate() {
+            let mut order: Vec<usize> = (0..share.len()).collect();
+            order.sort_by(|&a, &b| share[b].total_cmp(&share[a]));
+            let top: Vec<String> = order
+                .iter()
+                .take(3)
+                .map(|&e| format!("{e} ({:.0}%)", 100.0 * share[e]))
+                .collect();
+            println!(
+                "| {} | {} | {layer} {} | {} |",
+                d.domain,
+                d.tokens,
+                u.layer_types.get(layer).map_or("", String::as_str),
+                top.join(", ")
+            );
+        }
+    }
+    for (i, a) in u.domains.iter().enumerate() {
+        for b in &u.domains[i + 1..] {
+            let per_layer: Vec<String> = (0..a.share.len())
+                .filter_map(|l| u.distance(&a.domain, &b.domain, l))
+                .map(|d| format!("{d:.2}"))
+                .collect();
+            println!(
+                "routing distance={} vs {} per_layer={}",
+                a.domain,
+                b.domain,
+                per_layer.join(",")
+            );
+        }
+    }
 }
 
 /// Prints the per-domain table and one machine-readable line per domain.
@@ -153,6 +243,7 @@ impl OnBackend for Job {
 pub fn run(args: Args) -> Result<()> {
     match args.what {
         What::Fidelity(a) => fidelity(a),
+        What::Routing(a) => routing(a),
         What::Infer(a) => infer::run(a),
         What::Judge(a) => judge::run(a),
         What::Score(a) => score::run(a),
@@ -175,4 +266,27 @@ fn fidelity(args: FidelityArgs) -> Result<()> {
         model.display()
     );
     dispatch(args.backend, Job { args, model, rows })
+}
+
+fn routing(args: RoutingArgs) -> Result<()> {
+    let model = args.model.clone().unwrap_or_else(paths::default_model);
+    let data = args
+        .data
+        .clone()
+        .unwrap_or_else(|| model.join("heldout.jsonl"));
+    let rows =
+        read_jsonl_file(&data).with_context(|| format!("reading rows from {}", data.display()))?;
+    let rows = pick_eval_rows(&rows, args.rows);
+    eprintln!(
+        "routing {} rows from {} through {}",
+        rows.len(),
+        data.display(),
+        model.display()
+    );
+    let job = RoutingJob {
+        model,
+        rows,
+        out: args.out,
+    };
+    dispatch(args.backend, job)
 }
