@@ -159,6 +159,10 @@ async function inBrowser(p, expect, shot) {
   check((await p.locator('[data-testid=error]').count()) === 0, `in-browser (${expect}): a step ran in the page`);
   const streamed = await p.locator('[data-testid=thinking]').innerText();
   check(streamed.length > 0, `in-browser (${expect}): text streamed from the worker (${streamed.slice(0, 60)})`);
+  // The MoE heatmap: each generated token lights top_k experts in each of the 4 layers.
+  const lit = await p.locator('[data-testid=moe-heatmap] .cell.on').count();
+  check(lit > 0 && lit % (4 * 2) === 0, `in-browser (${expect}): the MoE heatmap shows the router's choices (${lit} cells)`);
+  check((await p.locator('[data-testid=moe-session] .hrow').count()) === 4, `in-browser (${expect}): this session's expert use is counted per layer`);
   await p.screenshot({ path: join(outDir, shot), fullPage: true });
 }
 const workerBuilt = (await page.request.get(base + '/worker/agentworld_worker.js')).ok();
@@ -170,9 +174,22 @@ if (!workerBuilt) {
   const cpuPage = await plain.newPage({ viewport: { width: 1500, height: 1100 } });
   cpuPage.on('pageerror', (e) => pageErrors.push(String(e)));
   await inBrowser(cpuPage, 'CPU', 'in-browser-cpu.png');
+  // A model too big for the device's buffers: refused on WebGPU, loaded on the CPU, and said.
+  await page.goto(base + '/?max-buffer-mb=1');
+  await page.waitForSelector('[data-testid=screen-before] .node', { timeout: 60_000 });
+  await page.check('[data-testid=in-browser]');
+  await page.waitForFunction(
+    () => /in this page on|failed/.test(document.querySelector('[data-testid=local-status]')?.textContent ?? ''),
+    null, { timeout: STEP_TIMEOUT },
+  );
+  const refused = await page.locator('[data-testid=local-status]').innerText();
+  check(/on the CPU: .* needs \d+ MB, this device allows 1 MB per buffer/.test(refused), `in-browser: an oversized tensor is refused on WebGPU (${refused})`);
   await plain.close();
 }
 
+// The MoE view's measured expert use: one table per layer, one row per domain of routing.json.
+check((await page.locator('[data-testid=moe-domains] .hlayer').count()) === 4, 'teach: expert use by domain, per layer');
+check((await page.locator('[data-testid=moe-domains] .hrow').count()) >= 8, 'teach: a row per domain in every layer');
 check(pageErrors.length === 0, `no page errors (${pageErrors.slice(0, 3).join(' | ')})`);
 await browser.close();
 console.log(`screenshots: ${outDir}/{android,web${workerBuilt ? ',in-browser-webgpu,in-browser-cpu' : ''}}.png`);

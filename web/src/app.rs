@@ -10,6 +10,7 @@ use crate::compose::Composer;
 use crate::examples::{DOMAINS, EXAMPLES};
 use crate::profile::{DEMO_DIR, Profile};
 use crate::remote::{self, Sampling, Target};
+use crate::routing::{ExpertUse, TokenRoute, Usage};
 use crate::session::{Session, Step, model_state};
 use crate::sse::Event;
 use crate::stage::Stage;
@@ -56,6 +57,12 @@ pub struct Ctx {
     pub in_browser: RwSignal<bool>,
     /// What the in-browser engine says about itself (loading, backend).
     pub local_status: RwSignal<String>,
+    /// The router's choices for each token of the running (or last) in-page step.
+    pub routes: RwSignal<Vec<TokenRoute>>,
+    /// Expert use per domain over this session's in-page steps.
+    pub usage: RwSignal<Usage>,
+    /// The demo model's measured expert use per domain (`routing.json`).
+    pub expert_use: RwSignal<Option<ExpertUse>>,
     /// Cancels the running request.
     abort: StoredValue<Option<AbortController>, LocalStorage>,
     /// The step being run.
@@ -91,6 +98,9 @@ impl Ctx {
             system: RwSignal::new(agentworld_world::prompts::builtin(Domain::Android).into()),
             in_browser: RwSignal::new(false),
             local_status: RwSignal::new(String::new()),
+            routes: RwSignal::new(Vec::new()),
+            usage: RwSignal::new(Usage::default()),
+            expert_use: RwSignal::new(None),
             abort: StoredValue::new_local(None),
             pending: StoredValue::new(None),
         }
@@ -181,6 +191,7 @@ impl Ctx {
         ctx.thinking.set(String::new());
         ctx.output.set(String::new());
         ctx.run_before.set(sent_state.clone());
+        ctx.routes.set(Vec::new());
         ctx.running.set(true);
         ctx.pending.set_value(Some(Pending {
             action,
@@ -319,6 +330,12 @@ fn connect(ctx: Ctx) {
             }
             Ok::<Profile, String>(p)
         };
+        if let Ok(text) = remote::get_text(&format!("{DEMO_DIR}/routing.json")).await {
+            match ExpertUse::parse(&text) {
+                Ok(u) => ctx.expert_use.set(Some(u)),
+                Err(e) => ctx.notes.update(|n| n.push(e)),
+            }
+        }
         match demo.await {
             Ok(p) => {
                 if let Some(n) = p.max_new_tokens {

@@ -2,7 +2,8 @@
 //! model (any OpenAI-compatible server, by default the `agentworld serve` that serves this
 //! page) and see the predicted state drawn beside the current one, what changed highlighted.
 //!
-//! The plain-data modules (`model`, `sanitize`, `session`, `sse`, `profile`, `examples`)
+//! The plain-data modules (`model`, `sanitize`, `session`, `sse`, `profile`, `examples`,
+//! `routing`)
 //! build everywhere and are tested natively (`cargo test` in `web/`); the page builds for
 //! wasm32 only.
 #![warn(missing_docs)]
@@ -10,6 +11,7 @@
 pub mod examples;
 pub mod model;
 pub mod profile;
+pub mod routing;
 pub mod sanitize;
 pub mod session;
 pub mod sse;
@@ -20,6 +22,8 @@ mod app;
 mod compose;
 #[cfg(target_arch = "wasm32")]
 mod local;
+#[cfg(target_arch = "wasm32")]
+mod moe;
 #[cfg(target_arch = "wasm32")]
 mod remote;
 #[cfg(target_arch = "wasm32")]

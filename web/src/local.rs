@@ -13,6 +13,7 @@ use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 use crate::app::Ctx;
 use crate::profile::DEMO_DIR;
 use crate::remote::Sampling;
+use crate::routing::TokenRoute;
 
 thread_local! {
     static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
@@ -21,6 +22,17 @@ thread_local! {
 fn post(w: &Worker, v: &Value) -> Result<(), String> {
     w.post_message(&JsValue::from_str(&v.to_string()))
         .map_err(|e| format!("the worker refused a message: {e:?}"))
+}
+
+/// `?max-buffer-mb=N` in the page's address: the in-browser engine treats the GPU as allowing
+/// at most N MB per buffer, to show (and test) how a model too big for the device is refused.
+fn max_buffer_mb() -> Option<u64> {
+    let search = web_sys::window()?.location().search().ok()?;
+    search
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("max-buffer-mb="))
+        .and_then(|v| v.parse().ok())
 }
 
 fn on_reply(ctx: Ctx, text: &str) {
@@ -33,7 +45,8 @@ fn on_reply(ctx: Ctx, text: &str) {
             if let Some(w) = &*w.borrow() {
                 ctx.local_status.set("loading the model…".into());
                 let base = format!("{DEMO_DIR}/");
-                if let Err(e) = post(w, &json!({"kind": "load", "base": base})) {
+                let load = json!({"kind": "load", "base": base, "max_buffer_mb": max_buffer_mb()});
+                if let Err(e) = post(w, &load) {
                     ctx.error.set(Some(e));
                 }
             }
@@ -45,6 +58,15 @@ fn on_reply(ctx: Ctx, text: &str) {
         }),
         "thinking" => ctx.thinking.update(|t| t.push_str(&s("text"))),
         "content" => ctx.output.update(|t| t.push_str(&s("text"))),
+        "routing" => {
+            if let Ok(route) = serde_json::from_value::<TokenRoute>(v.clone()) {
+                let experts = ctx.profile.get_untracked().map_or(0, |p| p.experts);
+                let domain = ctx.domain.get_untracked();
+                ctx.usage
+                    .update(|u| u.add(domain.as_str(), &route, experts));
+                ctx.routes.update(|r| r.push(route));
+            }
+        }
         "done" => {
             if s("finish") == "length" {
                 ctx.note_cut();

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::app::Ctx;
+use crate::moe::Moe;
 use crate::views::tree::clip;
 
 /// The panel.
@@ -57,10 +58,6 @@ pub fn Teach() -> impl IntoView {
                 "full-attention layers look back at every earlier token through a KV cache. Every layer ends in a mixture of experts: a router picks "
                 {p.experts_per_token} " of " {p.experts} " expert MLPs per token, plus one shared expert."
             </p>
-            <p class="note">
-                "Which experts each layer chose for each generated token (the MoE heatmap) needs the routing from the model itself: "
-                "a server does not report it, and the in-browser engine (\"in this page\") does not collect it yet."
-            </p>
         }
         .into_any()
     };
@@ -99,6 +96,7 @@ pub fn Teach() -> impl IntoView {
             </details>
             <h3>"Inside the model"</h3>
             {layers}
+            <Moe />
         </section>
     }
 }

@@ -3,11 +3,12 @@
 //! compiled to wasm; the page is told which.
 //!
 //! Protocol (JSON strings both ways):
-//! - in: `{"kind":"load","base":"public/models/agentworld-demo/"}`,
+//! - in: `{"kind":"load","base":"public/models/agentworld-demo/","max_buffer_mb":null}`,
 //!   `{"kind":"generate","messages":[…],"max_tokens":700,"temperature":0}`, `{"kind":"stop"}`;
 //! - out: `{"kind":"alive"}`, `{"kind":"loading","what":…}`,
 //!   `{"kind":"ready","backend":"webgpu"|"cpu","note":…}`, `{"kind":"thinking","text":…}`,
-//!   `{"kind":"content","text":…}`, `{"kind":"done","finish":…,"tokens":n}`,
+//!   `{"kind":"content","text":…}`, `{"kind":"routing","text":…,"experts":[[…]],"weights":[[…]]}`
+//!   (per generated token, per layer), `{"kind":"done","finish":…,"tokens":n}`,
 //!   `{"kind":"error","message":…}`.
 #![warn(missing_docs)]
 
@@ -24,6 +25,10 @@ pub enum Request {
         /// Use the CPU even when WebGPU is there.
         #[serde(default)]
         cpu: bool,
+        /// Treat the device as allowing at most this many MB per buffer (shows the refusal
+        /// of a model whose largest tensor does not fit; the page's `?max-buffer-mb=N`).
+        #[serde(default)]
+        max_buffer_mb: Option<u64>,
     },
     /// Generate an answer to `messages`.
     Generate {
@@ -65,6 +70,15 @@ pub enum Reply {
     Content {
         /// The piece.
         text: String,
+    },
+    /// Which experts each layer chose for one generated token (sent before its text).
+    Routing {
+        /// The token's text.
+        text: String,
+        /// Per layer, the chosen expert ids, highest router probability first.
+        experts: Vec<Vec<u32>>,
+        /// Per layer, their renormalised weights.
+        weights: Vec<Vec<f32>>,
     },
     /// Generation ended.
     Done {

@@ -3,7 +3,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use agentworld_engine::{Engine, GenerateParams, ModelFiles};
+use agentworld_engine::{Engine, GenerateParams, ModelFiles, TokenRouting, check_buffer_limit};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::reasoning::{ReasoningEvent, ReasoningSplitter};
 use burn::backend::wgpu::{RuntimeOptions, WgpuDevice, graphics::WebGpu, init_setup_async};
@@ -122,21 +122,6 @@ async fn adapter() -> Result<String, String> {
     .to_string())
 }
 
-/// The largest tensor of a safetensors file as the device holds it (f32): name and bytes.
-fn largest_tensor(file: &[u8]) -> Option<(String, u64)> {
-    let len = u64::from_le_bytes(file.get(..8)?.try_into().ok()?) as usize;
-    let header: serde_json::Value = serde_json::from_slice(file.get(8..8 + len)?).ok()?;
-    header
-        .as_object()?
-        .iter()
-        .filter_map(|(name, t)| {
-            let shape = t.get("shape")?.as_array()?;
-            let n: u64 = shape.iter().map(|d| d.as_u64().unwrap_or(0)).product();
-            Some((name.clone(), n * 4))
-        })
-        .max_by_key(|(_, b)| *b)
-}
-
 /// The smaller of the adapter's `maxStorageBufferBindingSize` and `maxBufferSize`.
 async fn adapter_buffer_limit() -> Option<u64> {
     let gpu = Reflect::get(&scope().navigator(), &"gpu".into()).ok()?;
@@ -155,7 +140,12 @@ async fn adapter_buffer_limit() -> Option<u64> {
     Some(get("maxStorageBufferBindingSize")?.min(get("maxBufferSize")?) as u64)
 }
 
-async fn load(state: Rc<State>, base: String, cpu: bool) -> Result<(), String> {
+async fn load(
+    state: Rc<State>,
+    base: String,
+    cpu: bool,
+    max_buffer_mb: Option<u64>,
+) -> Result<(), String> {
     let files = files(&base).await?;
     let mut progress = |_: usize, _: usize| {};
     let mut gpu = if cpu {
@@ -164,22 +154,20 @@ async fn load(state: Rc<State>, base: String, cpu: bool) -> Result<(), String> {
         adapter().await
     };
     // A tensor larger than one storage buffer cannot be bound: refuse WebGPU, say why.
+    // `max_buffer_mb` lowers the adapter's limit (to show or test the refusal).
     if gpu.is_ok()
-        && let (Some((name, need)), Some(allow)) = (
-            files
-                .shards
-                .iter()
-                .filter_map(|(_, b)| largest_tensor(b))
-                .max_by_key(|(_, b)| *b),
-            adapter_buffer_limit().await,
-        )
-        && need > allow
+        && let Some((name, need)) = files.largest_tensor_f32()
     {
-        gpu = Err(format!(
-            "{name} needs {} MB, this device allows {} MB per buffer",
-            need >> 20,
-            allow >> 20
-        ));
+        let cap = max_buffer_mb.map(|mb| mb << 20);
+        let allow = match (adapter_buffer_limit().await, cap) {
+            (Some(a), Some(c)) => Some(a.min(c)),
+            (a, c) => a.or(c),
+        };
+        if let Some(allow) = allow
+            && let Err(why) = check_buffer_limit(&name, need, allow)
+        {
+            gpu = Err(why);
+        }
     }
     let (loaded, backend, note) = match gpu {
         Ok(name) => {
@@ -207,6 +195,16 @@ async fn load(state: Rc<State>, base: String, cpu: bool) -> Result<(), String> {
         note,
     });
     Ok(())
+}
+
+/// Sends one token's routing to the page, with the token's text.
+fn send_routing(tokenizer: &agentworld_text::Tokenizer, r: TokenRouting) {
+    let text = tokenizer.decode(&[r.token], false).unwrap_or_default();
+    send(&Reply::Routing {
+        text,
+        experts: r.experts,
+        weights: r.weights,
+    });
 }
 
 async fn generate(
@@ -248,7 +246,9 @@ async fn generate(
                         .map_err(|x| x.to_string())?,
                 )
                 .map_err(|x| x.to_string())?;
-            e.generate_async(&ids, &params, &mut on_text, &stop).await
+            let mut on_routing = |r: TokenRouting| send_routing(&e.tokenizer, r);
+            e.generate_async_routed(&ids, &params, &mut on_text, &stop, Some(&mut on_routing))
+                .await
         }
         Loaded::Cpu(e) => {
             let ids = e
@@ -257,7 +257,9 @@ async fn generate(
                         .map_err(|x| x.to_string())?,
                 )
                 .map_err(|x| x.to_string())?;
-            e.generate_async(&ids, &params, &mut on_text, &stop).await
+            let mut on_routing = |r: TokenRouting| send_routing(&e.tokenizer, r);
+            e.generate_async_routed(&ids, &params, &mut on_text, &stop, Some(&mut on_routing))
+                .await
         }
     }
     .map_err(|e| e.to_string())?;
@@ -291,8 +293,12 @@ pub fn start() {
         let state = state.clone();
         match request {
             Request::Stop => state.stop.set(true),
-            Request::Load { base, cpu } => spawn_local(async move {
-                if let Err(message) = load(state, base, cpu).await {
+            Request::Load {
+                base,
+                cpu,
+                max_buffer_mb,
+            } => spawn_local(async move {
+                if let Err(message) = load(state, base, cpu, max_buffer_mb).await {
                     send(&Reply::Error { message });
                 }
             }),
