@@ -102,18 +102,20 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Counts one token's choices under `domain`.
+    /// Counts one token's choices under `domain`. `experts` sizes the table; a larger expert id
+    /// (the model's config not known yet) widens it.
     pub fn add(&mut self, domain: &str, route: &TokenRoute, experts: usize) {
-        let layers = route.experts.len();
-        let table = self
-            .counts
-            .entry(domain.to_string())
-            .or_insert_with(|| vec![vec![0; experts]; layers]);
-        for (layer, ids) in route.experts.iter().enumerate() {
+        let table = self.counts.entry(domain.to_string()).or_default();
+        if table.len() < route.experts.len() {
+            table.resize(route.experts.len(), Vec::new());
+        }
+        for (row, ids) in table.iter_mut().zip(&route.experts) {
+            let wide = ids.iter().map(|&e| e as usize + 1).max().unwrap_or(0);
+            if row.len() < experts.max(wide) {
+                row.resize(experts.max(wide), 0);
+            }
             for &e in ids {
-                if let Some(n) = table.get_mut(layer).and_then(|l| l.get_mut(e as usize)) {
-                    *n += 1;
-                }
+                row[e as usize] += 1;
             }
         }
         *self.tokens.entry(domain.to_string()).or_default() += 1;
@@ -182,6 +184,10 @@ mod tests {
         assert_eq!(d[1].tokens, 2);
         assert_eq!(d[1].share[0], vec![0.5, 0.25, 0.25, 0.0]);
         assert_eq!(distance(&d[0].share[0], &d[1].share[0]), 0.75);
+        // Before the config is known (0 experts), the table grows to the ids seen.
+        let mut early = Usage::default();
+        early.add("web", &route("a", vec![vec![2, 0]]), 0);
+        assert_eq!(early.domains()[0].share[0], vec![0.5, 0.0, 0.5]);
     }
 
     #[test]
