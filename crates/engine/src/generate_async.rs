@@ -113,44 +113,40 @@ pub struct TokenRouting {
     pub weights: Vec<Vec<f32>>,
 }
 
-/// The last position's routing of every layer, read back in two transfers.
+/// The last position's routing of every layer, read back in one transfer: expert ids (exact
+/// in f32 below 2^24) beside their weights, `[layers, 2 * top_k]`.
 async fn read_routing<B: Backend>(trace: Vec<Routing<B>>) -> Result<TokenRouting> {
     fn read(e: impl std::fmt::Debug) -> EngineError {
         EngineError::Request(format!("reading the routing back from the device: {e:?}"))
     }
-    let layers = trace.len();
-    if layers == 0 {
+    let Some([tokens, k]) = trace.first().map(|r| r.indices.dims()) else {
         return Ok(TokenRouting {
             token: 0,
             experts: Vec::new(),
             weights: Vec::new(),
         });
-    }
-    let [tokens, k] = trace[0].indices.dims();
-    let last = |r: &Routing<B>| {
-        (
-            r.indices.clone().slice([tokens - 1..tokens, 0..k]),
-            r.weights.clone().slice([tokens - 1..tokens, 0..k]),
-        )
     };
-    let (indices, weights): (Vec<_>, Vec<_>) = trace.iter().map(last).unzip();
-    let indices = Tensor::cat(indices, 0)
-        .into_data_async()
-        .await
-        .map_err(read)?;
-    let weights = Tensor::cat(weights, 0)
-        .into_data_async()
-        .await
-        .map_err(read)?;
-    let indices = indices.convert::<i64>().to_vec::<i64>().map_err(read)?;
-    let weights = weights.convert::<f32>().to_vec::<f32>().map_err(read)?;
+    let rows = trace
+        .iter()
+        .map(|r| {
+            let ids = r.indices.clone().slice([tokens - 1..tokens, 0..k]).float();
+            let weights = r.weights.clone().slice([tokens - 1..tokens, 0..k]);
+            Tensor::cat(vec![ids, weights], 1)
+        })
+        .collect();
+    let data = Tensor::cat(rows, 0).into_data_async().await.map_err(read)?;
+    let values = data.convert::<f32>().to_vec::<f32>().map_err(read)?;
+    let (experts, weights) = values
+        .chunks(2 * k)
+        .map(|row| {
+            let (ids, w) = row.split_at(k);
+            (ids.iter().map(|&e| e as u32).collect(), w.to_vec())
+        })
+        .unzip();
     Ok(TokenRouting {
         token: 0,
-        experts: indices
-            .chunks(k)
-            .map(|c| c.iter().map(|&e| e as u32).collect())
-            .collect(),
-        weights: weights.chunks(k).map(<[f32]>::to_vec).collect(),
+        experts,
+        weights,
     })
 }
 
@@ -244,18 +240,22 @@ mod tests {
             .forward_hidden_traced(&TokenBatch::single(all), None, Some(&mut trace))
             .unwrap();
         let config = engine.model.layers.len();
-        for (i, r) in seen.iter().take(got.token_ids.len()).enumerate() {
-            assert_eq!(r.token, got.token_ids[i]);
-            assert_eq!(r.experts.len(), config);
-            for (layer, routing) in trace.iter().enumerate() {
-                let row = routing
-                    .indices
+        let chosen: Vec<Vec<i64>> = trace
+            .iter()
+            .map(|r| {
+                r.indices
                     .clone()
                     .into_data()
                     .convert::<i64>()
                     .to_vec::<i64>()
-                    .unwrap();
-                let k = routing.indices.dims()[1];
+                    .unwrap()
+            })
+            .collect();
+        let k = trace[0].indices.dims()[1];
+        for (i, r) in seen.iter().take(got.token_ids.len()).enumerate() {
+            assert_eq!(r.token, got.token_ids[i]);
+            assert_eq!(r.experts.len(), config);
+            for (layer, row) in chosen.iter().enumerate() {
                 let at = prompt.len() - 1 + i;
                 let want: Vec<u32> = row[at * k..(at + 1) * k]
                     .iter()

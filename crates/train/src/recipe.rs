@@ -376,14 +376,16 @@ pub fn build_demo(
     )));
     let learned = (tokenizer.vocab_size() - SPECIAL_TOKENS.len() - ADDED_TOKENS.len()) as u32;
     let separator = tokenizer.require_token_id("<predicted_observation>")?;
+    // Learned tokens by frequency in the completions, ranked once for every token set.
+    let ranked: Vec<u32> = frequent_tokens(&examples, 0)
+        .into_iter()
+        .filter(|&t| t < learned)
+        .collect();
     let copies_of = |tokens: usize, span: (usize, usize), vocab: usize, seed: u64| {
         let pool: Vec<u32> = if vocab == 0 {
             (0..learned).collect()
         } else {
-            frequent_tokens(&examples, vocab)
-                .into_iter()
-                .filter(|&t| t < learned)
-                .collect()
+            ranked[..vocab.min(ranked.len())].to_vec()
         };
         copy_examples(tokens, &pool, separator, span.0, span.1, seed)
     };
