@@ -1,5 +1,6 @@
 //! Building a model from a config with fresh weights (training from scratch, tests).
 //!
+//! With `tie_word_embeddings` there is no separate `lm_head`: the embedding is trained as both.
 //! Initialisation follows transformers' `Qwen3_5MoePreTrainedModel._init_weights`: linear,
 //! convolution, expert and embedding weights `N(0, initializer_range)`, `(1 + w)` norms at zero,
 //! gated norms at one, `dt_bias` at one, `A_log = log(U(0.01, 16))`. The convolution matters:
@@ -35,12 +36,37 @@ pub fn linear<B: Backend>(d_in: usize, d_out: usize, device: &B::Device) -> Line
     }
 }
 
+/// Choices of a from-scratch initialisation beyond transformers' `_init_weights`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InitOptions {
+    /// Initial scale `1 + w` of every attention layer's `q_norm` and `k_norm` (transformers:
+    /// 1). With QK-norm the largest attention logit is `sqrt(head_dim) * q_scale * k_scale`:
+    /// 5.7 for a head of 32 at scale 1, too flat to pick one position out of a thousand
+    /// (`e^5.7` against `1000 * e^0`), so a small model cannot copy from a long context until
+    /// the norm weights have grown.
+    pub qk_norm_scale: f64,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        Self { qk_norm_scale: 1.0 }
+    }
+}
+
 impl<B: Backend> Qwen35Moe<B> {
     /// A model with fresh weights for `config`.
     ///
     /// # Panics
     /// Never for a config that passed [`Qwen35MoeConfig::validate`].
     pub fn init(config: &Qwen35MoeConfig, device: &B::Device) -> Self {
+        Self::init_with(config, device, InitOptions::default())
+    }
+
+    /// [`Self::init`] with [`InitOptions`].
+    ///
+    /// # Panics
+    /// As [`Self::init`].
+    pub fn init_with(config: &Qwen35MoeConfig, device: &B::Device, options: InitOptions) -> Self {
         let h = config.hidden_size;
         let eps = config.rms_norm_eps;
         let layers = config
@@ -53,7 +79,7 @@ impl<B: Backend> Qwen35Moe<B> {
                         Mixer::LinearAttention(init_deltanet(config, device))
                     }
                     LayerType::FullAttention => {
-                        Mixer::FullAttention(init_attention(config, device))
+                        Mixer::FullAttention(init_attention(config, device, options))
                     }
                 },
                 post_attention_layernorm: RmsNorm1p::init(h, eps, device),
@@ -66,14 +92,24 @@ impl<B: Backend> Qwen35Moe<B> {
             },
             layers,
             norm: RmsNorm1p::init(h, eps, device),
-            lm_head: linear(h, config.vocab_size, device),
+            lm_head: (!config.tie_word_embeddings).then(|| linear(h, config.vocab_size, device)),
             rotary_dim: config.rotary_dim(),
             rope_theta: config.rope_parameters.rope_theta,
         }
     }
 }
 
-fn init_attention<B: Backend>(c: &Qwen35MoeConfig, device: &B::Device) -> GatedAttention<B> {
+fn init_attention<B: Backend>(
+    c: &Qwen35MoeConfig,
+    device: &B::Device,
+    options: InitOptions,
+) -> GatedAttention<B> {
+    let qk_norm = || {
+        RmsNorm1p::new(
+            Tensor::full([c.head_dim], options.qk_norm_scale - 1.0, device),
+            c.rms_norm_eps,
+        )
+    };
     let (h, hq, hkv, hd) = (
         c.hidden_size,
         c.num_attention_heads,
@@ -85,8 +121,8 @@ fn init_attention<B: Backend>(c: &Qwen35MoeConfig, device: &B::Device) -> GatedA
         k_proj: linear(h, hkv * hd, device),
         v_proj: linear(h, hkv * hd, device),
         o_proj: linear(hq * hd, h, device),
-        q_norm: RmsNorm1p::init(hd, c.rms_norm_eps, device),
-        k_norm: RmsNorm1p::init(hd, c.rms_norm_eps, device),
+        q_norm: qk_norm(),
+        k_norm: qk_norm(),
         num_heads: hq,
         num_kv_heads: hkv,
         head_dim: hd,

@@ -14,7 +14,7 @@ pub mod sampling;
 pub use cache::{DeltaNetState, KvCache, LayerCache, ModelCache};
 pub use config::{LayerType, ParamCounts, Qwen35MoeConfig};
 pub use error::{ModelError, Result};
-pub use init::INITIALIZER_RANGE;
+pub use init::{INITIALIZER_RANGE, InitOptions};
 pub use layers::moe::Routing;
 pub use loader::{Checkpoint, ExpertLayout, LayoutReport, load_model};
 pub use model::{Qwen35Moe, TokenBatch};

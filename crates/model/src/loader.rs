@@ -193,14 +193,18 @@ pub fn load_model<B: Backend>(
 
     let embed = r.read(&format!("{p}embed_tokens.weight"), &[v, h])?;
     let embed = Tensor::<B, 2>::from_data(TensorData::new(embed, [v, h]), device);
-    let lm_head = if config.tie_word_embeddings && !checkpoint.contains("lm_head.weight") {
-        Linear {
-            weight: Param::from_tensor(embed.clone().transpose()),
-            bias: None,
-        }
-    } else {
-        r.linear("lm_head.weight", h, v)?
-    };
+    // A tied head is materialised as a transposed copy: the decode kernel reads `[hidden,
+    // vocab]` rows contiguously.
+    let lm_head = Some(
+        if config.tie_word_embeddings && !checkpoint.contains("lm_head.weight") {
+            Linear {
+                weight: Param::from_tensor(embed.clone().transpose()),
+                bias: None,
+            }
+        } else {
+            r.linear("lm_head.weight", h, v)?
+        },
+    );
     let mut layers = Vec::with_capacity(config.num_hidden_layers);
     for (i, kind) in config.layer_types().into_iter().enumerate() {
         let lp = format!("{p}layers.{i}.");

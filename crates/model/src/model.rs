@@ -1,7 +1,7 @@
 //! The Qwen3.5-MoE text model (`Qwen3_5MoeForCausalLM`, transformers `modeling_qwen3_5_moe.py`;
 //! qwen3_5_moe.md §4): token embedding, a stack of hybrid decoder layers (Gated DeltaNet and
-//! gated full attention, each followed by a sparse MoE), a final `(1 + w)` RMSNorm and an untied
-//! `lm_head`.
+//! gated full attention, each followed by a sparse MoE), a final `(1 + w)` RMSNorm and the
+//! `lm_head` (untied in the released models; tied to `embed_tokens` when `tie_word_embeddings`).
 //!
 //! ```text
 //! x = embed_tokens[ids]            (no scaling, no BOS)
@@ -80,8 +80,10 @@ pub struct Qwen35Moe<B: Backend> {
     pub layers: Vec<DecoderLayer<B>>,
     /// Final norm.
     pub norm: RmsNorm1p<B>,
-    /// `[hidden, vocab]` (HF `lm_head.weight [vocab, hidden]`, transposed).
-    pub lm_head: Linear<B>,
+    /// `[hidden, vocab]` (HF `lm_head.weight [vocab, hidden]`, transposed). `None`: tied, the
+    /// logits are `hidden · embed_tokensᵀ` (`tie_word_embeddings`, as trained from scratch;
+    /// the loader materialises a transposed copy instead, for the fast decode kernel).
+    pub lm_head: Option<Linear<B>>,
     /// Rotated width per attention head.
     pub rotary_dim: usize,
     /// RoPE base.
@@ -246,7 +248,10 @@ impl<B: Backend> Qwen35Moe<B> {
     /// - hidden: `[batch, seq, hidden]`
     /// - output: `[batch, seq, vocab]`
     pub fn logits(&self, hidden: Tensor<B, 3>) -> Tensor<B, 3> {
-        linear(&self.lm_head, hidden)
+        match &self.lm_head {
+            Some(head) => linear(head, hidden),
+            None => hidden.matmul(self.embed_tokens.weight.val().transpose().unsqueeze()),
+        }
     }
 
     /// Logits for every position: [`Self::forward_hidden`] then [`Self::logits`].

@@ -8,6 +8,7 @@ pub mod dataset;
 pub mod error;
 pub mod eval;
 pub mod plot;
+pub mod probe;
 pub mod recipe;
 pub mod routing;
 pub mod tokenizer;

@@ -15,12 +15,12 @@
 use std::path::{Path, PathBuf};
 
 use agentworld_engine::Engine;
-use agentworld_model::{Qwen35Moe, Qwen35MoeConfig};
+use agentworld_model::{InitOptions, Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_world::data::android::Dump;
 use agentworld_world::data::{
-    AndroidDataConfig, AtspiTree, OsDataConfig, TerminalDataConfig, WebDataConfig, WebPage,
-    generate_android, generate_os, generate_terminal, generate_web,
+    AndroidDataConfig, AtspiTree, OsDataConfig, RenameConfig, TerminalDataConfig, WebDataConfig,
+    WebPage, generate_android, generate_os, generate_terminal, generate_web, rename_content,
 };
 use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
 use agentworld_world::{Row, Split};
@@ -33,7 +33,7 @@ use crate::dataset::{Example, build_examples, copy_examples, frequent_tokens};
 use crate::error::{Result, TrainError};
 use crate::eval::{DomainSummary, evaluate, summarise};
 use crate::tokenizer::{ADDED_TOKENS, SPECIAL_TOKENS, train_tokenizer};
-use crate::trainer::{CurriculumStage, StepInfo, TrainConfig, train};
+use crate::trainer::{CurriculumStage, Probe, StepInfo, TrainConfig, train_probed};
 
 mod export;
 use export::export_dir;
@@ -117,6 +117,14 @@ pub struct DemoRecipe {
     pub copy_stages: Vec<CopyStage>,
     /// Model shape (`config.json` fields).
     pub model: serde_json::Value,
+    /// Share of the Web, Android and OS training rows whose content words are renamed to
+    /// made-up ones ([`agentworld_world::data::rename`]), so that only copying from the context
+    /// predicts them (0: none).
+    #[serde(default)]
+    pub rename_share: f64,
+    /// Initial scale of the attention layers' q/k norms ([`InitOptions::qk_norm_scale`]).
+    #[serde(default = "one")]
+    pub qk_norm_scale: f64,
     /// Optimisation.
     pub train: TrainConfig,
     /// Held-out rows evaluated per domain.
@@ -127,6 +135,14 @@ pub struct DemoRecipe {
     pub eval_max_tokens: usize,
     /// Save a training checkpoint every this many steps (0: only at the end).
     pub checkpoint_every: usize,
+    /// Every this many steps, teacher-forced accuracy on held-out rows
+    /// ([`crate::probe::teacher_forced`]) is printed and appended to `<work>/probe.jsonl`
+    /// (0: never).
+    #[serde(default)]
+    pub probe_every: usize,
+    /// Held-out rows per domain the probe scores.
+    #[serde(default)]
+    pub probe_rows_per_domain: usize,
 }
 
 impl Default for DemoRecipe {
@@ -143,6 +159,8 @@ impl Default for DemoRecipe {
             copy_span: (16, 320),
             copy_vocab: 0,
             copy_stages: Vec::new(),
+            rename_share: 0.0,
+            qk_norm_scale: 1.0,
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,
                 "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
@@ -166,8 +184,14 @@ impl Default for DemoRecipe {
             eval_batch: 16,
             eval_max_tokens: 700,
             checkpoint_every: 100,
+            probe_every: 100,
+            probe_rows_per_domain: 16,
         }
     }
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// Progress of a build, for display.
@@ -297,12 +321,22 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         system_prompt: OS_PROMPT.into(),
         ..Default::default()
     })?;
-    let (test, train): (Vec<Row>, Vec<Row>) = terminal
+    let (test, mut train): (Vec<Row>, Vec<Row>) = terminal
         .into_iter()
         .chain(android)
         .chain(web)
         .chain(os)
         .partition(|r| r.split == Some(Split::Test));
+    if recipe.rename_share > 0.0 {
+        rename_content(
+            &mut train,
+            &RenameConfig {
+                share: recipe.rename_share,
+                seed: recipe.seed,
+                ..Default::default()
+            },
+        );
+    }
     Ok((train, test))
 }
 
@@ -436,7 +470,13 @@ pub fn build_demo(
     let config = Qwen35MoeConfig::from_json_str(&model_json.to_string(), "recipe")?;
     let device = Default::default();
     <Autodiff<Flex> as Backend>::seed(&device, recipe.seed);
-    let model = Qwen35Moe::<Autodiff<Flex>>::init(&config, &device);
+    let model = Qwen35Moe::<Autodiff<Flex>>::init_with(
+        &config,
+        &device,
+        InitOptions {
+            qk_norm_scale: recipe.qk_norm_scale,
+        },
+    );
     let total = recipe.train.steps;
     let checkpoints = Checkpointing {
         dir: work_dir.join("checkpoints"),
@@ -453,14 +493,44 @@ pub fn build_demo(
             state.step
         )));
     }
-    let (model, history) = train(
+    let probe_examples: Vec<Example> = build_examples(
+        &pick_eval_rows(&test_rows, recipe.probe_rows_per_domain),
+        &tokenizer,
+        &template,
+    )?
+    .into_iter()
+    .filter(|e| e.ids.len() <= config.max_position_embeddings)
+    .collect();
+    let probe_log = work_dir.join("probe.jsonl");
+    let events = std::cell::RefCell::new(events);
+    let mut look = |done: usize, m: &Qwen35Moe<Flex>| {
+        let line = match crate::probe::teacher_forced(m, &probe_examples, 4096) {
+            Ok(figures) => {
+                let record = serde_json::json!({"step": done, "domains": figures});
+                let _ = append_line(&probe_log, &record.to_string());
+                format!(
+                    "held-out, teacher-forced, step {done}: {}",
+                    crate::probe::format_accuracy(&figures)
+                )
+            }
+            Err(e) => format!("held-out probe at step {done} failed: {e}"),
+        };
+        (events.borrow_mut())(BuildEvent::Note(line));
+    };
+    let probe = (recipe.probe_every > 0 && !probe_examples.is_empty()).then(|| Probe {
+        every: recipe.probe_every,
+        run: &mut look,
+    });
+    let (model, history) = train_probed(
         model,
         &examples,
         &train_config,
         pad_id,
         Some(&checkpoints),
-        &mut |s| events(BuildEvent::Step(s, total)),
+        &mut |s| (events.borrow_mut())(BuildEvent::Step(s, total)),
+        probe,
     )?;
+    let events = events.into_inner();
     if history.len() < total {
         events(BuildEvent::Note(format!(
             "stopped after step {} of {total}; run again with --resume to continue",
@@ -529,6 +599,15 @@ pub fn pick_eval_rows(rows: &[Row], per_domain: usize) -> Vec<Row> {
         })
         .cloned()
         .collect()
+}
+
+fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    writeln!(f, "{line}")
 }
 
 fn write_jsonl_lines<T: Serialize>(path: &Path, items: &[T]) -> Result<()> {

@@ -18,6 +18,7 @@ use burn::tensor::{Int, Tensor, TensorData};
 use crate::checkpoint::{Checkpointing, TrainState};
 use crate::dataset::{Example, batches};
 use crate::error::Result;
+use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Optimisation settings.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -45,6 +46,21 @@ pub struct TrainConfig {
     /// from the first step.
     #[serde(default)]
     pub curriculum: Vec<CurriculumStage>,
+    /// A length ramp at the start of the mixed phase: for its first `steps` steps, batches
+    /// hold only examples of at most `start_tokens` tokens, the limit growing linearly to the
+    /// longest example. Attention learns to find the token to copy among a few dozen
+    /// positions long before it does among a thousand. `None`: no ramp.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length_ramp: Option<LengthRamp>,
+}
+
+/// See [`TrainConfig::length_ramp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LengthRamp {
+    /// Steps of the ramp, counted from the start of the mixed phase.
+    pub steps: usize,
+    /// Longest example (tokens) at the ramp's first step.
+    pub start_tokens: usize,
 }
 
 /// One stage of [`TrainConfig::curriculum`].
@@ -69,6 +85,7 @@ impl Default for TrainConfig {
             grad_clip: 1.0,
             seed: 0,
             curriculum: Vec::new(),
+            length_ramp: None,
         }
     }
 }
@@ -103,6 +120,10 @@ pub struct StepInfo {
 
 /// Masked next-token loss of one batch.
 ///
+/// The `lm_head` and softmax run only at the positions that carry loss (the completions):
+/// the prompt's logits would be computed and thrown away, and at the demo's size the head is
+/// the largest matmul per token.
+///
 /// Returns the scalar loss tensor and the number of real tokens.
 pub fn batch_loss<B: AutodiffBackend>(
     model: &Qwen35Moe<B>,
@@ -113,34 +134,40 @@ pub fn batch_loss<B: AutodiffBackend>(
     let len = examples.iter().map(|e| e.ids.len()).max().unwrap_or(1) - 1;
     let b = examples.len();
     let mut inputs = Vec::with_capacity(b);
-    let mut targets = Vec::with_capacity(b * len);
-    let mut mask = Vec::with_capacity(b * len);
+    let mut targets = Vec::new();
+    // Flat indices (`row * len + t`) of the positions with a loss.
+    let mut picked = Vec::new();
     let mut tokens = 0;
-    for e in examples {
+    for (row_index, e) in examples.iter().enumerate() {
         let n = e.ids.len() - 1;
         let mut row: Vec<u32> = e.ids[..n].to_vec();
         row.resize(len, pad_id);
         inputs.push(row);
-        for t in 0..len {
-            let on = t < n && t + 1 >= e.completion_start;
-            targets.push(if t < n { e.ids[t + 1] as i32 } else { 0 });
-            mask.push(if on { 1.0f32 } else { 0.0 });
+        for t in e.completion_start.saturating_sub(1)..n {
+            picked.push((row_index * len + t) as i64);
+            targets.push(e.ids[t + 1] as i64);
         }
         tokens += n;
     }
-    let logits = model.forward(
+    let hidden = model.forward_hidden(
         &TokenBatch {
             ids: inputs,
             valid: None,
         },
         None,
-    )?; // [b, len, vocab]
+    )?; // [b, len, hidden]
+    let h = hidden.dims()[2];
+    let count = picked.len();
+    if count == 0 {
+        return Ok((hidden.sum().mul_scalar(0.0), tokens));
+    }
+    let index = Tensor::<B, 1, Int>::from_data(TensorData::new(picked, [count]), &device);
+    let at_loss = hidden.reshape([b * len, h]).select(0, index); // [count, hidden]
+    let logits = model.logits(at_loss.unsqueeze()); // [1, count, vocab]
     let log_probs = log_softmax(logits, 2);
-    let targets = Tensor::<B, 3, Int>::from_data(TensorData::new(targets, [b, len, 1]), &device);
-    let count: f32 = mask.iter().sum();
-    let mask = Tensor::<B, 3>::from_data(TensorData::new(mask, [b, len, 1]), &device);
-    let picked = log_probs.gather(2, targets) * mask;
-    Ok((picked.sum().neg().div_scalar(count.max(1.0)), tokens))
+    let targets = Tensor::<B, 3, Int>::from_data(TensorData::new(targets, [1, count, 1]), &device);
+    let picked = log_probs.gather(2, targets);
+    Ok((picked.sum().neg().div_scalar(count as f32), tokens))
 }
 
 /// The order batches are drawn in: first each [`TrainConfig::curriculum`] stage's batches,
@@ -154,6 +181,10 @@ pub(crate) struct BatchOrder<'a> {
     stages: Vec<(usize, Vec<usize>)>,
     /// Example indices of the mixed phase.
     mixed: Vec<usize>,
+    /// The mixed examples by length (shortest first), for the length ramp.
+    by_length: Vec<usize>,
+    /// The step the mixed phase starts at.
+    mixed_start: usize,
     /// Which pool the queue holds (`stages.len()` for the mixed phase), and its epoch.
     pool: usize,
     epoch: u64,
@@ -174,14 +205,18 @@ impl<'a> BatchOrder<'a> {
                 stages.push((end, members));
             }
         }
-        let mixed = (0..examples.len())
+        let mixed: Vec<usize> = (0..examples.len())
             .filter(|&i| !staged(&examples[i].domain))
             .collect();
+        let mut by_length = mixed.clone();
+        by_length.sort_by_key(|&i| (examples[i].ids.len(), i));
         Self {
             examples,
             config,
             stages,
             mixed,
+            by_length,
+            mixed_start: end,
             pool: usize::MAX,
             epoch: 0,
             queue: Vec::new(),
@@ -200,6 +235,12 @@ impl<'a> BatchOrder<'a> {
             self.epoch = 0;
             self.queue.clear();
         }
+        if pool == self.stages.len()
+            && let Some(ramp) = self.config.length_ramp
+            && step - self.mixed_start < ramp.steps
+        {
+            return self.ramp_batch(step, ramp);
+        }
         if self.queue.is_empty() {
             let members = self.stages.get(pool).map_or(&self.mixed, |(_, m)| m);
             let subset: Vec<Example> = members.iter().map(|&i| self.examples[i].clone()).collect();
@@ -214,6 +255,41 @@ impl<'a> BatchOrder<'a> {
         }
         self.queue.pop().unwrap_or_default()
     }
+
+    /// A batch of the length ramp: examples of similar length around a random one among
+    /// those within the step's limit. Depends only on the seed and the step, so a resumed run
+    /// draws it again.
+    fn ramp_batch(&self, step: usize, ramp: LengthRamp) -> Vec<usize> {
+        let Some(&longest) = self.by_length.last() else {
+            return Vec::new();
+        };
+        let longest = self.examples[longest].ids.len();
+        let progress = (step - self.mixed_start) as f64 / ramp.steps.max(1) as f64;
+        let limit =
+            ramp.start_tokens as f64 + (longest as f64 - ramp.start_tokens as f64) * progress;
+        let len = |i: usize| self.examples[self.by_length[i]].ids.len();
+        // Eligible: a prefix of the examples sorted by length (at least one).
+        let eligible = self
+            .by_length
+            .partition_point(|&i| self.examples[i].ids.len() as f64 <= limit);
+        let eligible = eligible.max(1);
+        let mut rng =
+            StdRng::seed_from_u64(self.config.seed ^ (step as u64).wrapping_mul(0x9E37_79B9));
+        let anchor = rng.random_range(0..eligible);
+        // Grow a window of neighbours in length order while the padded size fits.
+        let (mut lo, mut hi) = (anchor, anchor + 1);
+        loop {
+            let can_up = hi < eligible && (hi - lo + 1) * len(hi) <= self.config.tokens_per_batch;
+            let can_down = lo > 0 && (hi - lo + 1) * len(hi - 1) <= self.config.tokens_per_batch;
+            match (can_up, can_down) {
+                (true, true) if rng.random_bool(0.5) => hi += 1,
+                (true, _) => hi += 1,
+                (_, true) => lo -= 1,
+                _ => break,
+            }
+        }
+        self.by_length[lo..hi].to_vec()
+    }
 }
 
 /// Trains `model` on `examples`; returns the trained model (without autodiff) and the loss
@@ -227,12 +303,38 @@ impl<'a> BatchOrder<'a> {
 /// A batch the model rejects (e.g. a sequence longer than the context); a checkpoint that
 /// cannot be written, read, or was made with other settings.
 pub fn train<B: AutodiffBackend>(
+    model: Qwen35Moe<B>,
+    examples: &[Example],
+    config: &TrainConfig,
+    pad_id: u32,
+    checkpoints: Option<&Checkpointing>,
+    on_step: &mut dyn FnMut(StepInfo),
+) -> Result<(Qwen35Moe<B::InnerBackend>, Vec<StepInfo>)> {
+    train_probed(model, examples, config, pad_id, checkpoints, on_step, None)
+}
+
+/// A look at the model every `every` steps during training (e.g. held-out accuracy,
+/// [`crate::probe::teacher_forced`]); it sees the step count and the weights without
+/// autodiff, and does not change the run.
+pub struct Probe<'a, B: AutodiffBackend> {
+    /// Steps between looks (after step `every`, `2 * every`, ...).
+    pub every: usize,
+    /// Called with the number of steps done and the model.
+    pub run: &'a mut dyn FnMut(usize, &Qwen35Moe<B::InnerBackend>),
+}
+
+/// [`train`], with a [`Probe`].
+///
+/// # Errors
+/// As [`train`].
+pub fn train_probed<B: AutodiffBackend>(
     mut model: Qwen35Moe<B>,
     examples: &[Example],
     config: &TrainConfig,
     pad_id: u32,
     checkpoints: Option<&Checkpointing>,
     on_step: &mut dyn FnMut(StepInfo),
+    mut probe: Option<Probe<B>>,
 ) -> Result<(Qwen35Moe<B::InnerBackend>, Vec<StepInfo>)> {
     let mut optimizer = AdamWConfig::new()
         .with_weight_decay(config.weight_decay)
@@ -276,6 +378,12 @@ pub fn train<B: AutodiffBackend>(
         };
         on_step(info);
         history.push(info);
+        if let Some(p) = probe
+            .as_mut()
+            .filter(|p| p.every > 0 && (step + 1) % p.every == 0)
+        {
+            (p.run)(step + 1, &model.valid());
+        }
         if let Some(ck) = checkpoints {
             let done = step + 1;
             let stop = ck.stop_at == Some(done);
@@ -457,6 +565,8 @@ mod tests {
         assert!(close(&l1, &l2, 1e-6), "{l1:?} vs {l2:?}");
         let a = whole
             .lm_head
+            .as_ref()
+            .unwrap()
             .weight
             .val()
             .into_data()
@@ -464,6 +574,8 @@ mod tests {
             .unwrap();
         let b = resumed
             .lm_head
+            .as_ref()
+            .unwrap()
             .weight
             .val()
             .into_data()
@@ -486,6 +598,62 @@ mod tests {
             err.contains("other settings") && err.contains("ck"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_length_ramp_starts_short_and_grows_to_every_length() {
+        let examples: Vec<Example> = (0..200)
+            .map(|k| Example {
+                ids: vec![1; 10 + k * 5],
+                completion_start: 2,
+                domain: if k % 10 == 0 { "copy-a" } else { "web" }.into(),
+                row_id: k.to_string(),
+            })
+            .collect();
+        let cfg = TrainConfig {
+            tokens_per_batch: 2000,
+            curriculum: vec![CurriculumStage {
+                domain: "copy-a".into(),
+                steps: 3,
+            }],
+            length_ramp: Some(LengthRamp {
+                steps: 100,
+                start_tokens: 50,
+            }),
+            ..Default::default()
+        };
+        let longest = examples.iter().map(|e| e.ids.len()).max().unwrap();
+        let mut order = BatchOrder::new(&examples, &cfg);
+        for step in 0..3 {
+            assert!(
+                order
+                    .next(step)
+                    .iter()
+                    .all(|&i| examples[i].domain == "copy-a")
+            );
+        }
+        let mut seen_long = false;
+        for step in 3..103 {
+            let batch = order.next(step);
+            assert!(!batch.is_empty());
+            let limit = 50.0 + (longest - 50) as f64 * (step - 3) as f64 / 100.0;
+            let lens: Vec<usize> = batch.iter().map(|&i| examples[i].ids.len()).collect();
+            assert!(
+                lens.iter().all(|&l| l as f64 <= limit.max(15.0)),
+                "step {step}: {lens:?} over {limit}"
+            );
+            assert!(batch.len() * lens.iter().max().unwrap() <= 2000 || batch.len() == 1);
+            assert!(batch.iter().all(|&i| examples[i].domain == "web"));
+            seen_long |= lens.iter().any(|&l| l > 500);
+        }
+        assert!(seen_long, "the limit grows");
+        // A ramp batch depends on the step alone (a resumed run draws it again).
+        let again = BatchOrder::new(&examples, &cfg).ramp_batch(40, cfg.length_ramp.unwrap());
+        assert_eq!(again, order.ramp_batch(40, cfg.length_ramp.unwrap()));
+        // After the ramp: the usual epochs over every mixed example.
+        let after: std::collections::HashSet<usize> =
+            (103..400).flat_map(|s| order.next(s)).collect();
+        assert_eq!(after.len(), 180);
     }
 
     #[test]

@@ -36,7 +36,9 @@ fn named_grads(model: &Qwen35Moe<B>, grads: &Grads) -> Vec<(String, Option<Vec<f
         flat2(model.embed_tokens.weight.val()),
     );
     put("model.norm.weight".into(), one(model.norm.weight.val()));
-    put("lm_head.weight".into(), flat2(model.lm_head.weight.val()));
+    if let Some(head) = &model.lm_head {
+        put("lm_head.weight".into(), flat2(head.weight.val()));
+    }
     for (i, layer) in model.layers.iter().enumerate() {
         let p = format!("model.layers.{i}.");
         put(

@@ -10,6 +10,7 @@
 
 pub mod android;
 pub mod os;
+pub mod rename;
 pub mod rng;
 #[cfg(feature = "native")]
 pub mod terminal;
@@ -17,6 +18,7 @@ pub mod web;
 
 pub use android::{AndroidDataConfig, generate_android};
 pub use os::{AtspiTree, DesktopTree, OsDataConfig, generate_os};
+pub use rename::{RenameConfig, rename_content};
 #[cfg(feature = "native")]
 pub use terminal::{TerminalDataConfig, generate_terminal};
 pub use web::{WebDataConfig, WebPage, generate_web, html_to_axtree};

@@ -57,7 +57,10 @@ pub fn to_safetensors<B: Backend>(model: &Qwen35Moe<B>, dtype: ExportDtype) -> R
         model.embed_tokens.weight.val(),
     );
     c.put("model.norm.weight".into(), model.norm.weight.val());
-    c.put_linear("lm_head.weight".into(), model.lm_head.weight.val());
+    // A tied model has no `lm_head.weight`: transformers ties it to the embedding on load.
+    if let Some(head) = &model.lm_head {
+        c.put_linear("lm_head.weight".into(), head.weight.val());
+    }
     for (i, layer) in model.layers.iter().enumerate() {
         let lp = format!("model.layers.{i}.");
         c.put(

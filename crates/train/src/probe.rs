@@ -1,0 +1,229 @@
+//! Teacher-forced accuracy on held-out examples: a cheap look at what a model has learned,
+//! taken during training.
+//!
+//! For each completion token the model sees the true prefix and its top logit is compared with
+//! the true next token (one forward pass per batch, no generation). Tokens are split into
+//! *copied* ones, whose last [`COPY_CONTEXT`] tokens (the token and the ones before it) also
+//! occur together in the prompt, and *new* ones. A world model's prediction is mostly the
+//! current state again, so copied-token accuracy says whether the copying ("induction")
+//! circuit has formed long before greedy outputs come out right: an observation of `n` tokens
+//! comes out whole only when per-token accuracy is near `1 - 1/n`.
+
+use std::collections::{BTreeMap, HashSet};
+
+use agentworld_model::{Qwen35Moe, TokenBatch};
+use burn::tensor::backend::Backend;
+use burn::tensor::{Int, Tensor, TensorData};
+use serde::Serialize;
+
+use crate::dataset::Example;
+use crate::error::Result;
+
+/// Tokens (the target and the ones before it) that must occur together in the prompt for a
+/// completion token to count as copied.
+pub const COPY_CONTEXT: usize = 4;
+
+/// Teacher-forced figures of one domain.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TokenAccuracy {
+    /// Domain ([`Example::domain`]).
+    pub domain: String,
+    /// Completion tokens scored.
+    pub tokens: usize,
+    /// Of those, predicted right (top logit).
+    pub correct: usize,
+    /// Completion tokens that continue a span of the prompt (see the module docs).
+    pub copied: usize,
+    /// Of those, predicted right.
+    pub copied_correct: usize,
+    /// Sum of the negative log-likelihood of every completion token, in nats.
+    pub nll: f64,
+}
+
+impl TokenAccuracy {
+    /// Share of completion tokens predicted right.
+    pub fn accuracy(&self) -> f64 {
+        self.correct as f64 / self.tokens.max(1) as f64
+    }
+
+    /// Share of copied tokens predicted right.
+    pub fn copy_accuracy(&self) -> f64 {
+        self.copied_correct as f64 / self.copied.max(1) as f64
+    }
+
+    /// Share of new (not copied) tokens predicted right.
+    pub fn new_accuracy(&self) -> f64 {
+        (self.correct - self.copied_correct) as f64 / (self.tokens - self.copied).max(1) as f64
+    }
+
+    /// Mean loss per completion token, in nats.
+    pub fn loss(&self) -> f64 {
+        self.nll / self.tokens.max(1) as f64
+    }
+}
+
+/// Which completion positions of `e` are copied (see the module docs): entry `k` is for the
+/// token at `e.ids[e.completion_start + k]`.
+pub fn copied_positions(e: &Example) -> Vec<bool> {
+    let prompt = &e.ids[..e.completion_start.min(e.ids.len())];
+    let grams: HashSet<&[u32]> = prompt.windows(COPY_CONTEXT).collect();
+    (e.completion_start..e.ids.len())
+        .map(|t| t + 1 >= COPY_CONTEXT && grams.contains(&e.ids[t + 1 - COPY_CONTEXT..=t]))
+        .collect()
+}
+
+/// Teacher-forced accuracy of `model` on `examples`, per domain (in name order); batches of
+/// similar length hold at most `tokens_per_batch` padded tokens.
+///
+/// # Errors
+/// An example the model rejects (longer than its context).
+pub fn teacher_forced<B: Backend>(
+    model: &Qwen35Moe<B>,
+    examples: &[Example],
+    tokens_per_batch: usize,
+) -> Result<Vec<TokenAccuracy>> {
+    let device = model.embed_tokens.weight.device();
+    let mut by_domain: BTreeMap<String, TokenAccuracy> = BTreeMap::new();
+    for batch in crate::dataset::batches(examples, tokens_per_batch, 0) {
+        let rows: Vec<&Example> = batch.iter().map(|&i| &examples[i]).collect();
+        let len = rows.iter().map(|e| e.ids.len()).max().unwrap_or(1) - 1;
+        let mut ids = Vec::with_capacity(rows.len());
+        let (mut picked, mut targets) = (Vec::new(), Vec::new());
+        for (r, e) in rows.iter().enumerate() {
+            let n = e.ids.len() - 1;
+            let mut row = e.ids[..n].to_vec();
+            row.resize(len, 0);
+            ids.push(row);
+            for t in e.completion_start.saturating_sub(1)..n {
+                picked.push((r * len + t) as i64);
+                targets.push(e.ids[t + 1] as i64);
+            }
+        }
+        if picked.is_empty() {
+            continue;
+        }
+        let hidden = model.forward_hidden(&TokenBatch { ids, valid: None }, None)?;
+        let [b, l, h] = hidden.dims();
+        let count = picked.len();
+        let index = Tensor::<B, 1, Int>::from_data(TensorData::new(picked, [count]), &device);
+        let logits = model.logits(hidden.reshape([b * l, h]).select(0, index).unsqueeze());
+        let log_probs = burn::tensor::activation::log_softmax(logits, 2); // [1, count, vocab]
+        let best = log_probs.clone().argmax(2).into_data().convert::<i64>();
+        let best = best.to_vec::<i64>().unwrap_or_default();
+        let target_tensor = Tensor::<B, 3, Int>::from_data(
+            TensorData::new(targets.clone(), [1, count, 1]),
+            &device,
+        );
+        let nll = log_probs
+            .gather(2, target_tensor)
+            .into_data()
+            .convert::<f64>();
+        let nll = nll.to_vec::<f64>().unwrap_or_default();
+        let mut k = 0;
+        for e in &rows {
+            let copied = copied_positions(e);
+            let acc = by_domain
+                .entry(e.domain.clone())
+                .or_insert_with(|| TokenAccuracy {
+                    domain: e.domain.clone(),
+                    ..Default::default()
+                });
+            // Position `t` predicts `ids[t + 1]`; completion tokens start at `completion_start`.
+            for &c in &copied[..] {
+                let right = best.get(k) == targets.get(k);
+                acc.tokens += 1;
+                acc.correct += usize::from(right);
+                acc.copied += usize::from(c);
+                acc.copied_correct += usize::from(c && right);
+                acc.nll -= nll.get(k).copied().unwrap_or(0.0);
+                k += 1;
+            }
+        }
+    }
+    Ok(by_domain.into_values().collect())
+}
+
+/// One line per domain: `domain acc 0.912 copied 0.950 (812) new 0.410 loss 0.31`.
+pub fn format_accuracy(figures: &[TokenAccuracy]) -> String {
+    figures
+        .iter()
+        .map(|a| {
+            format!(
+                "{} acc {:.3} copied {:.3} ({}) new {:.3} loss {:.3}",
+                a.domain,
+                a.accuracy(),
+                a.copy_accuracy(),
+                a.copied,
+                a.new_accuracy(),
+                a.loss()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentworld_model::Qwen35MoeConfig;
+
+    #[test]
+    fn every_completion_token_is_scored_once_per_domain() {
+        let j = serde_json::json!({
+            "vocab_size": 16, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+            "num_key_value_heads": 1, "head_dim": 8, "linear_num_key_heads": 1,
+            "linear_num_value_heads": 1, "linear_key_head_dim": 8, "linear_value_head_dim": 8,
+            "num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 8,
+            "shared_expert_intermediate_size": 8, "full_attention_interval": 2,
+            "tie_word_embeddings": true
+        });
+        let config = Qwen35MoeConfig::from_json_str(&j.to_string(), "test").unwrap();
+        let model = Qwen35Moe::<burn::backend::Flex>::init(&config, &Default::default());
+        let ex = |domain: &str, ids: Vec<u32>, start| Example {
+            ids,
+            completion_start: start,
+            domain: domain.into(),
+            row_id: String::new(),
+        };
+        let examples = vec![
+            ex("web", vec![1, 2, 3, 4, 5, 1, 2, 3, 4], 5),
+            ex("os", vec![7, 8, 9, 10, 11, 12], 2),
+            ex("web", vec![3, 3, 3, 3, 3, 3, 3], 4),
+        ];
+        let figures = teacher_forced(&model, &examples, 64).unwrap();
+        let names: Vec<&str> = figures.iter().map(|f| f.domain.as_str()).collect();
+        assert_eq!(names, ["os", "web"]);
+        assert_eq!((figures[0].tokens, figures[1].tokens), (4, 4 + 3));
+        // web: the last token of the first example ends "1 2 3 4", as in its prompt, and every
+        // token of the third ends "3 3 3 3".
+        assert_eq!(figures[1].copied, 1 + 3);
+        assert_eq!(figures[0].copied, 0);
+        for f in &figures {
+            assert!(f.correct <= f.tokens && f.copied_correct <= f.copied.min(f.correct));
+            assert!(f.loss() > 0.0 && f.loss().is_finite());
+        }
+        // Other batches (one example each): the same counts, the same loss up to rounding.
+        let alone = teacher_forced(&model, &examples, 16).unwrap();
+        for (a, b) in figures.iter().zip(&alone) {
+            assert_eq!(
+                (a.tokens, a.correct, a.copied),
+                (b.tokens, b.correct, b.copied)
+            );
+            assert!((a.nll - b.nll).abs() < 1e-4, "{} vs {}", a.nll, b.nll);
+        }
+    }
+
+    #[test]
+    fn copied_tokens_continue_a_span_of_the_prompt() {
+        let e = Example {
+            // prompt: 1 2 3 4 5 | completion: 2 3 4 5 9
+            ids: vec![1, 2, 3, 4, 5, 2, 3, 4, 5, 9],
+            completion_start: 5,
+            domain: "t".into(),
+            row_id: String::new(),
+        };
+        // Windows ending at each completion token: 3 4 5 2, 4 5 2 3, 5 2 3 4, 2 3 4 5 (in the
+        // prompt), 3 4 5 9.
+        assert_eq!(copied_positions(&e), vec![false, false, false, true, false]);
+    }
+}

@@ -1,0 +1,497 @@
+//! Content renaming: training rows whose content words (labels, names, typed values) are
+//! replaced by made-up words, one replacement throughout a row.
+//!
+//! Why: the generators draw content from small word lists and a handful of real dumps, so a
+//! whole domain's training rows hold a few hundred distinct words (368 for Android, 292 for Web,
+//! 198 for the desktop in the demo's data). A small model then learns to write the screens it
+//! has memorised instead of copying the one in front of it, and fails on held-out states,
+//! whose words it has never seen. With every row's content renamed, memorising cannot predict
+//! the observation: only copying from the context can, which is what a world model must do.
+//!
+//! A word is a maximal run of ASCII letters of at least [`MIN_WORD`] letters. Kept as they are:
+//! words found in at least `keep_share` of the domain's rows *and* in rows of at least two
+//! sources (dumps, pages, built-in families: format keywords, roles, classes, the thinking
+//! sentences' wording, but not one real page's text), words of the system prompt, the words of
+//! each thinking sentence outside its quotes, and every word of an action that
+//! is not inside a string literal, plus JSON keys and the `action` field (so `pyautogui.moveTo`
+//! or `{"action": "long_press"}` stay what they are). The rest is renamed consistently across
+//! the row's prompts, observations and thinking, keeping each word's case pattern. A renamed
+//! row whose actions no longer parse as they did (same structure, renamed strings) is kept in
+//! its original form.
+//!
+//! Transitions stay exact only where the dynamics do not read the words: the GUI domains'
+//! generators compute edits, toggles and navigation from structure alone. Terminal rows are
+//! real bash output (`sort`, `wc -c` and `tr` read the words), so they are never renamed.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::action::parse_action;
+use crate::data::rng::Rng;
+use crate::{Domain, Row};
+
+/// Shortest run of letters treated as a word.
+pub const MIN_WORD: usize = 3;
+
+/// How rows are renamed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenameConfig {
+    /// Share of each GUI domain's rows renamed (0 to 1).
+    pub share: f64,
+    /// Words found in at least this share of a domain's rows are kept.
+    pub keep_share: f64,
+    /// Seed of the choice of rows and of the made-up words.
+    pub seed: u64,
+}
+
+impl Default for RenameConfig {
+    fn default() -> Self {
+        Self {
+            share: 0.8,
+            keep_share: 0.05,
+            seed: 0,
+        }
+    }
+}
+
+/// The spans (byte ranges) of words in `text`.
+fn words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            if bytes[i].is_ascii_alphabetic() {
+                let start = i;
+                while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
+                    i += 1;
+                }
+                if i - start >= MIN_WORD {
+                    return Some((start, i));
+                }
+            } else {
+                i += 1;
+            }
+        }
+        None
+    })
+}
+
+/// Every text of a row the model reads or writes.
+fn texts(row: &Row) -> impl Iterator<Item = &str> {
+    row.prompt
+        .iter()
+        .chain(&row.response)
+        .map(String::as_str)
+        .chain(row.thinking.as_deref())
+}
+
+/// The action of each turn prompt (inside its ```` ```json ```` fence).
+fn actions(row: &Row) -> Vec<&str> {
+    row.prompt
+        .iter()
+        .filter_map(|p| {
+            let start = p.find("```json\n")? + "```json\n".len();
+            let end = start + p[start..].find("\n```")?;
+            Some(&p[start..end])
+        })
+        .collect()
+}
+
+/// Words of an action that are structure rather than content: outside string literals, JSON
+/// keys, and the value of an `action` field.
+fn action_keywords(action: &str, out: &mut HashSet<String>) {
+    let mut add = |s: &str| {
+        for (a, b) in words(s) {
+            out.insert(s[a..b].to_string());
+        }
+    };
+    match serde_json::from_str::<serde_json::Value>(action) {
+        // Code written as one JSON string (`"click('12')"`, pyautogui): its own literals are
+        // content, the rest is structure.
+        Ok(serde_json::Value::String(code)) => add(&outside_literals(&code)),
+        Ok(value) => {
+            fn walk(v: &serde_json::Value, add: &mut dyn FnMut(&str)) {
+                match v {
+                    serde_json::Value::Object(m) => {
+                        for (k, v) in m {
+                            add(k);
+                            if let (true, Some(s)) = (k == "action" || k == "name", v.as_str()) {
+                                add(s);
+                            }
+                            walk(v, add);
+                        }
+                    }
+                    serde_json::Value::Array(a) => a.iter().for_each(|v| walk(v, add)),
+                    _ => {}
+                }
+            }
+            walk(&value, &mut add);
+        }
+        Err(_) => add(&outside_literals(action)),
+    }
+}
+
+/// `code` with the contents of its `'…'` and `"…"` literals blanked out.
+fn outside_literals(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in code.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                    out.push(c);
+                    continue;
+                }
+                out.push(' ');
+            }
+            None => {
+                if c == '\'' || c == '"' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+const ONSETS: [&str; 24] = [
+    "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br",
+    "cl", "dr", "st", "tr", "sh",
+];
+const VOWELS: [&str; 8] = ["a", "e", "i", "o", "u", "ai", "ou", "ea"];
+const CODAS: [&str; 8] = ["", "", "n", "r", "s", "l", "m", "t"];
+
+/// A pronounceable made-up word of about `len` letters, in the case pattern of `like`.
+pub fn made_up_word(rng: &mut Rng, len: usize, like: &str) -> String {
+    let mut w = String::new();
+    let target = len.clamp(MIN_WORD, 12);
+    while w.len() < target {
+        w.push_str(rng.pick(&ONSETS).unwrap_or(&"b"));
+        w.push_str(rng.pick(&VOWELS).unwrap_or(&"a"));
+        w.push_str(rng.pick(&CODAS).unwrap_or(&""));
+    }
+    let upper = like.len() > 1 && like.chars().all(|c| c.is_ascii_uppercase());
+    let capital = like.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    if upper {
+        w.to_ascii_uppercase()
+    } else if capital {
+        let mut c = w.chars();
+        c.next()
+            .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+            .unwrap_or_default()
+    } else {
+        w
+    }
+}
+
+/// `text` with every word in `map` replaced.
+fn apply(text: &str, map: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (a, b) in words(text) {
+        if let Some(new) = map.get(&text[a..b]) {
+            out.push_str(&text[last..a]);
+            out.push_str(new);
+            last = b;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// Where a row's state came from (its `source` field: a dump, page or built-in family), for
+/// telling a format's words (found across sources) from one source's content.
+fn source(row: &Row) -> &str {
+    row.extra
+        .get("source")
+        .and_then(|v| v.as_str())
+        .unwrap_or(&row.id)
+}
+
+/// The kept words of one domain's rows (see the module docs).
+fn kept_words(rows: &[&Row], keep_share: f64) -> HashSet<String> {
+    let mut df: HashMap<&str, usize> = HashMap::new();
+    let mut sources: HashMap<&str, HashSet<&str>> = HashMap::new();
+    let mut kept = HashSet::new();
+    for row in rows {
+        let mut seen = HashSet::new();
+        for t in texts(row) {
+            for (a, b) in words(t) {
+                seen.insert(&t[a..b]);
+            }
+        }
+        for w in seen {
+            *df.entry(w).or_default() += 1;
+            sources.entry(w).or_default().insert(source(row));
+        }
+        for (a, b) in words(&row.system_str) {
+            kept.insert(row.system_str[a..b].to_string());
+        }
+        for action in actions(row) {
+            action_keywords(action, &mut kept);
+        }
+        // The thinking sentence quotes what it names; its other words are its wording.
+        if let Some(thinking) = &row.thinking {
+            let wording = outside_literals(thinking);
+            for (a, b) in words(&wording) {
+                kept.insert(wording[a..b].to_string());
+            }
+        }
+    }
+    let need = (keep_share * rows.len() as f64).ceil().max(1.0) as usize;
+    kept.extend(
+        df.into_iter()
+            .filter(|&(w, n)| n >= need && sources.get(w).is_some_and(|s| s.len() >= 2))
+            .map(|(w, _)| w.to_string()),
+    );
+    kept
+}
+
+/// Renames one row's content words; `None` when nothing is renamed or the renamed actions no
+/// longer parse as the original ones do.
+fn rename_row(row: &Row, kept: &HashSet<String>, rng: &mut Rng) -> Option<Row> {
+    let domain = row.domain().ok()?;
+    let mut map: HashMap<String, String> = HashMap::new();
+    let mut used: HashSet<String> = HashSet::new();
+    let all: HashSet<&str> = texts(row)
+        .flat_map(|t| words(t).map(move |(a, b)| &t[a..b]))
+        .collect();
+    let mut compounds = Vec::new();
+    for t in texts(row) {
+        for (a, b) in words(t) {
+            let w = &t[a..b];
+            if kept.contains(w) || map.contains_key(w) {
+                continue;
+            }
+            // Text appended to a field joins two words ("pizza" + "café" = "pizzacafé"): the
+            // joined word is renamed as its two parts, after them.
+            let split = (MIN_WORD..=w.len().saturating_sub(MIN_WORD))
+                .find(|&i| all.contains(&w[..i]) && all.contains(&w[i..]));
+            if let Some(i) = split {
+                compounds.push((w, i));
+                continue;
+            }
+            let new = loop {
+                let candidate = made_up_word(rng, w.len(), w);
+                if !kept.contains(&candidate) && used.insert(candidate.clone()) {
+                    break candidate;
+                }
+            };
+            map.insert(w.to_string(), new);
+        }
+    }
+    for (w, i) in compounds {
+        let part = |p: &str| map.get(p).cloned().unwrap_or_else(|| p.to_string());
+        let joined = part(&w[..i]) + &part(&w[i..]);
+        map.insert(w.to_string(), joined);
+    }
+    if map.is_empty() {
+        return None;
+    }
+    let mut out = row.clone();
+    for p in out.prompt.iter_mut().chain(out.response.iter_mut()) {
+        *p = apply(p, &map);
+    }
+    out.current_prompt = apply(&row.current_prompt, &map);
+    out.thinking = row.thinking.as_deref().map(|t| apply(t, &map));
+    // The actions must mean what they meant: same parse, renamed strings.
+    for (old, new) in actions(row).into_iter().zip(actions(&out)) {
+        match (parse_action(domain, old), parse_action(domain, new)) {
+            (Ok(a), Ok(b)) if apply(&format!("{a:?}"), &map) == format!("{b:?}") => {}
+            (Err(_), Err(_)) => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Renames about `config.share` of the GUI rows (Web, Android, OS) in place; terminal and
+/// other rows are left as they are. Returns how many rows were renamed.
+pub fn rename_content(rows: &mut [Row], config: &RenameConfig) -> usize {
+    let mut renamed = 0;
+    for domain in [Domain::Web, Domain::Android, Domain::Os] {
+        let members: Vec<usize> = (0..rows.len())
+            .filter(|&i| rows[i].domain().ok() == Some(domain))
+            .collect();
+        let kept = kept_words(
+            &members.iter().map(|&i| &rows[i]).collect::<Vec<_>>(),
+            config.keep_share,
+        );
+        let mut rng = Rng::fork(config.seed, domain as u64 + 1);
+        for i in members {
+            if !rng.chance(config.share) {
+                continue;
+            }
+            if let Some(new) = rename_row(&rows[i], &kept, &mut rng) {
+                rows[i] = new;
+                renamed += 1;
+            }
+        }
+    }
+    renamed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn android_row(text: &str) -> Row {
+        let state = format!(
+            "FrameLayout [0,0][100,100]\n  EditText #field \"\" clickable [0,0][50,10]\n  TextView \"{text}\" [0,10][50,20]"
+        );
+        let after = state.replacen("\"\"", &format!("\"{text}\""), 1);
+        let mut row = Row::from_turns(
+            Domain::Android,
+            "a-1",
+            "You are an Android World Model.",
+            vec![(
+                format!(
+                    "### Turn 1\n**Action:**\n```json\n{{\"action\": \"type\", \"target\": 1, \"text\": \"{text}\"}}\n```\n\n**Current State:**\n{state}"
+                ),
+                format!("**Environment Observation:**\n{after}"),
+            )],
+        );
+        row.thinking = Some(format!("Typing \"{text}\" fills the field."));
+        row
+    }
+
+    #[test]
+    fn content_words_are_renamed_consistently_and_structure_is_kept() {
+        let mut rows: Vec<Row> = ["Pizza", "Coffee", "Lemonade", "Espresso"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut r = android_row(t);
+                r.extra.insert("source".into(), format!("dump-{i}").into());
+                r
+            })
+            .collect();
+        let original = rows.clone();
+        let n = rename_content(
+            &mut rows,
+            &RenameConfig {
+                share: 1.0,
+                keep_share: 0.5,
+                seed: 3,
+            },
+        );
+        assert_eq!(n, 4);
+        for (old, new) in original.iter().zip(&rows) {
+            let word = old.thinking.as_ref().unwrap().split('"').nth(1).unwrap();
+            let renamed = new.thinking.as_ref().unwrap().split('"').nth(1).unwrap();
+            assert_ne!(word, renamed);
+            assert!(
+                renamed.chars().next().unwrap().is_ascii_uppercase(),
+                "{renamed}"
+            );
+            // The same word everywhere in the row, and nothing else changed.
+            for (a, b) in texts(old).zip(texts(new)) {
+                assert_eq!(a.replace(word, renamed), b);
+            }
+            // Structure (classes, flags, the action's keys and kind) is shared by every row.
+            assert!(new.prompt[0].contains("\"action\": \"type\""));
+            assert!(new.response[0].contains("EditText #field"));
+        }
+    }
+
+    #[test]
+    fn appended_text_is_renamed_as_its_parts() {
+        let mut row = android_row("pizza");
+        // The field held "pizza"; appending "cafe" makes "pizzacafe".
+        row.response[0] = row.response[0].replace("\"pizza\" clickable", "\"pizzacafe\" clickable");
+        row.prompt[0] = row.prompt[0].replace("\"text\": \"pizza\"", "\"text\": \"cafe\"");
+        let kept: HashSet<String> = [
+            "Turn",
+            "Action",
+            "json",
+            "action",
+            "type",
+            "target",
+            "text",
+            "Current",
+            "State",
+            "FrameLayout",
+            "EditText",
+            "field",
+            "clickable",
+            "TextView",
+            "Environment",
+            "Observation",
+            "Typing",
+            "fills",
+            "the",
+        ]
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+        let new = rename_row(&row, &kept, &mut Rng::new(9)).unwrap();
+        let piece = |text: &str, after: &str| {
+            let i = text.find(after).unwrap() + after.len();
+            text[i..].split('"').next().unwrap().to_string()
+        };
+        let pizza = piece(&new.prompt[0], "TextView \"");
+        let cafe = piece(&new.prompt[0], "\"text\": \"");
+        assert!(pizza != "pizza" && cafe != "cafe");
+        assert_eq!(
+            piece(&new.response[0], "#field \""),
+            format!("{pizza}{cafe}")
+        );
+    }
+
+    #[test]
+    fn terminal_rows_and_action_code_keep_their_words() {
+        let mut rows = vec![Row::from_turns(
+            Domain::Terminal,
+            "t-1",
+            "sys",
+            vec![(
+                "### Turn 1\n**Action:**\n```json\n[{\"keystrokes\": \"sort fruits.txt\\n\"}]\n```"
+                    .into(),
+                "**Environment Observation:**\napple\nbanana".into(),
+            )],
+        )];
+        let before = rows.clone();
+        let config = RenameConfig {
+            share: 1.0,
+            keep_share: 1.0,
+            seed: 1,
+        };
+        assert_eq!(rename_content(&mut rows, &config), 0);
+        assert_eq!(rows, before);
+        let mut kept = HashSet::new();
+        action_keywords(
+            "\"pyautogui.moveTo(10, 20); pyautogui.write('hello world')\"",
+            &mut kept,
+        );
+        assert!(kept.contains("moveTo") && kept.contains("pyautogui") && kept.contains("write"));
+        assert!(!kept.contains("hello"));
+        action_keywords(
+            "{\"action\": \"long_press\", \"text\": \"Mango\"}",
+            &mut kept,
+        );
+        assert!(kept.contains("long") && kept.contains("press") && !kept.contains("Mango"));
+    }
+
+    #[test]
+    fn made_up_words_follow_the_case_of_the_original() {
+        let mut rng = Rng::new(5);
+        assert!(
+            made_up_word(&mut rng, 5, "OK")
+                .chars()
+                .all(|c| c.is_ascii_uppercase())
+        );
+        let w = made_up_word(&mut rng, 7, "Settings");
+        assert!(w.len() >= 7 && w.chars().next().unwrap().is_ascii_uppercase());
+        assert!(
+            made_up_word(&mut rng, 4, "wifi")
+                .chars()
+                .all(|c| c.is_ascii_lowercase())
+        );
+    }
+}
