@@ -87,6 +87,10 @@ fn tied_embeddings_export_without_a_head_and_load_back() {
             .unwrap()
     };
     let (a, b) = (logits(&model), logits(&loaded));
-    let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
+    let worst = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max);
     assert!(worst < 1e-5, "largest logit difference {worst}");
 }

@@ -124,6 +124,51 @@ pub fn copy_examples(
     out
 }
 
+/// Copy examples made of real states: a window of `min_len..=max_len` tokens cut at random
+/// from the completion of a random example in `sources`, `separator`, then the window again
+/// (loss on the repeat); about `total_tokens` tokens in all.
+///
+/// Unlike [`copy_examples`]' uniform random spans, whose tokens almost never repeat (so
+/// matching the one current token finds the place to copy from), a state is full of repeated
+/// tokens (indentation, flags, brackets, digits): finding the place needs the few tokens
+/// before it as well, which is what copying a whole screen needs. Short windows first let
+/// attention learn that among a few dozen positions instead of a thousand.
+pub fn state_copy_examples(
+    total_tokens: usize,
+    sources: &[Example],
+    separator: u32,
+    min_len: usize,
+    max_len: usize,
+    seed: u64,
+) -> Vec<Example> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut tokens = 0;
+    let (lo, hi) = (min_len.max(1), max_len.max(min_len.max(1)));
+    let usable: Vec<&Example> = sources
+        .iter()
+        .filter(|e| e.ids.len() > e.completion_start + lo)
+        .collect();
+    while tokens < total_tokens && !usable.is_empty() {
+        let e = usable[rng.random_range(0..usable.len())];
+        let completion = &e.ids[e.completion_start..];
+        let len = rng.random_range(lo..=hi).min(completion.len());
+        let start = rng.random_range(0..=completion.len() - len);
+        let span = &completion[start..start + len];
+        let mut ids = span.to_vec();
+        ids.push(separator);
+        ids.extend(span);
+        tokens += ids.len();
+        out.push(Example {
+            completion_start: len + 1,
+            ids,
+            domain: "copy".into(),
+            row_id: format!("copy-{}-{}", e.row_id, out.len()),
+        });
+    }
+    out
+}
+
 /// The `k` token ids most frequent in the examples' completions (ties by id), for
 /// [`copy_examples`]' pool; all of them when `k` is 0.
 pub fn frequent_tokens(examples: &[Example], k: usize) -> Vec<u32> {
@@ -218,6 +263,26 @@ mod tests {
             completion_text(&row).unwrap(),
             "Nothing runs.\n</think>\n\n<predicted_observation>\n$ \n</predicted_observation><|im_end|>"
         );
+    }
+
+    #[test]
+    fn state_copies_repeat_a_window_of_a_completion() {
+        let sources = vec![Example {
+            ids: (0..100).collect(),
+            completion_start: 40,
+            domain: "web".into(),
+            row_id: "w".into(),
+        }];
+        let ex = state_copy_examples(2000, &sources, 999, 5, 20, 1);
+        assert!(!ex.is_empty());
+        for e in &ex {
+            let n = e.completion_start - 1;
+            assert!((5..=20).contains(&n));
+            assert_eq!(e.ids[n], 999);
+            assert_eq!(e.ids[..n], e.ids[n + 1..]);
+            // A contiguous window of the completion (ids 40..100).
+            assert!(e.ids[..n].windows(2).all(|w| w[1] == w[0] + 1) && e.ids[0] >= 40);
+        }
     }
 
     #[test]

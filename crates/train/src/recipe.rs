@@ -29,7 +29,9 @@ use burn::tensor::backend::Backend;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::Checkpointing;
-use crate::dataset::{Example, build_examples, copy_examples, frequent_tokens};
+use crate::dataset::{
+    Example, build_examples, copy_examples, frequent_tokens, state_copy_examples,
+};
 use crate::error::{Result, TrainError};
 use crate::eval::{DomainSummary, evaluate, summarise};
 use crate::tokenizer::{ADDED_TOKENS, SPECIAL_TOKENS, train_tokenizer};
@@ -71,6 +73,10 @@ pub struct CopyStage {
     /// Spans draw from this many of the most frequent completion tokens (0: every learned
     /// token).
     pub vocab: usize,
+    /// Spans are windows of real training states ([`crate::dataset::state_copy_examples`])
+    /// instead of random tokens (`vocab` is then unused).
+    #[serde(default)]
+    pub from_states: bool,
 }
 
 impl CopyStage {
@@ -97,8 +103,9 @@ pub struct DemoRecipe {
     pub vocab_size: usize,
     /// Examples longer than this many tokens are left out of training.
     pub max_example_tokens: usize,
-    /// Auxiliary copy examples ([`crate::dataset::copy_examples`]), as a share of the
-    /// world-model training tokens.
+    /// Auxiliary copy examples of random tokens ([`crate::dataset::copy_examples`]) mixed
+    /// with the world-model rows, as a share of their tokens (0 by default: their loss stayed
+    /// at chance, ln of the vocabulary, through whole runs).
     pub copy_fraction: f64,
     /// Shortest and longest copied span, in tokens.
     pub copy_span: (usize, usize),
@@ -109,10 +116,11 @@ pub struct DemoRecipe {
     /// The copy curriculum: stages of copy examples alone before the world-model rows join,
     /// each with its own span and token set (e.g. short spans of the 32 most frequent tokens
     /// until the induction circuit forms, then the token set doubling each stage, a superset
-    /// of the last, so the circuit is kept while new tokens join). Jumping from 32 to 256
-    /// tokens at once put the copy loss back at chance; doubling kept it below chance up to
-    /// 512 tokens. None by default: the measured curriculum (README, "The demo model") left
-    /// the world-model rows less often well-formed than no curriculum.
+    /// of the last, so the circuit is kept while new tokens join), or windows of real
+    /// training states growing from 8–32 to 64–256 tokens (the default: 500 steps). Random
+    /// tokens: jumping from 32 to 256 tokens at once put the copy loss back at chance;
+    /// doubling kept it below chance up to 512 tokens, but left the world-model rows less
+    /// often well-formed (README, "The demo model").
     #[serde(default)]
     pub copy_stages: Vec<CopyStage>,
     /// Model shape (`config.json` fields).
@@ -155,11 +163,24 @@ impl Default for DemoRecipe {
             os_rows: 2500,
             vocab_size: 4096,
             max_example_tokens: 1400,
-            copy_fraction: 0.3,
+            copy_fraction: 0.0,
             copy_span: (16, 320),
             copy_vocab: 0,
-            copy_stages: Vec::new(),
-            rename_share: 0.0,
+            copy_stages: [
+                (200, (8, 32)),
+                (100, (16, 64)),
+                (100, (32, 128)),
+                (100, (64, 256)),
+            ]
+            .into_iter()
+            .map(|(steps, span)| CopyStage {
+                steps,
+                span,
+                vocab: 0,
+                from_states: true,
+            })
+            .collect(),
+            rename_share: 0.8,
             qk_norm_scale: 1.0,
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,
@@ -173,7 +194,7 @@ impl Default for DemoRecipe {
                 "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}
             }),
             train: TrainConfig {
-                steps: 1600,
+                steps: 3000,
                 learning_rate: 2e-3,
                 warmup_steps: 60,
                 tokens_per_batch: 2560,
@@ -184,7 +205,7 @@ impl Default for DemoRecipe {
             eval_batch: 16,
             eval_max_tokens: 700,
             checkpoint_every: 100,
-            probe_every: 100,
+            probe_every: 250,
             probe_rows_per_domain: 16,
         }
     }
@@ -321,22 +342,12 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         system_prompt: OS_PROMPT.into(),
         ..Default::default()
     })?;
-    let (test, mut train): (Vec<Row>, Vec<Row>) = terminal
+    let (test, train): (Vec<Row>, Vec<Row>) = terminal
         .into_iter()
         .chain(android)
         .chain(web)
         .chain(os)
         .partition(|r| r.split == Some(Split::Test));
-    if recipe.rename_share > 0.0 {
-        rename_content(
-            &mut train,
-            &RenameConfig {
-                share: recipe.rename_share,
-                seed: recipe.seed,
-                ..Default::default()
-            },
-        );
-    }
     Ok((train, test))
 }
 
@@ -364,7 +375,20 @@ pub fn build_demo(
         let read = |p: &Path| read_jsonl_file(p).map_err(TrainError::from);
         (read(&files[0])?, read(&files[1])?)
     } else {
-        let (train_rows, test_rows) = make_data(recipe, sources)?;
+        let (mut train_rows, test_rows) = make_data(recipe, sources)?;
+        if recipe.rename_share > 0.0 {
+            let renamed = rename_content(
+                &mut train_rows,
+                &RenameConfig {
+                    share: recipe.rename_share,
+                    seed: recipe.seed,
+                    ..Default::default()
+                },
+            );
+            events(BuildEvent::Note(format!(
+                "content words renamed in {renamed} Web, Android and OS training rows"
+            )));
+        }
         write_jsonl_file(&files[0], &train_rows)?;
         write_jsonl_file(&files[1], &test_rows)?;
         (train_rows, test_rows)
@@ -432,12 +456,20 @@ pub fn build_demo(
     let mut train_config = recipe.train.clone();
     for (i, stage) in recipe.copy_stages.iter().enumerate() {
         let domain = CopyStage::domain(i);
-        let mut staged = copies_of(
-            stage.steps * recipe.train.tokens_per_batch,
-            stage.span,
-            stage.vocab,
-            recipe.seed.wrapping_add(1 + i as u64),
-        );
+        let seed = recipe.seed.wrapping_add(1 + i as u64);
+        let total = stage.steps * recipe.train.tokens_per_batch;
+        let mut staged = if stage.from_states {
+            state_copy_examples(
+                total,
+                &examples,
+                separator,
+                stage.span.0,
+                stage.span.1,
+                seed,
+            )
+        } else {
+            copies_of(total, stage.span, stage.vocab, seed)
+        };
         for e in &mut staged {
             e.domain = domain.clone();
         }

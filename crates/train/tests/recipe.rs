@@ -23,11 +23,23 @@ fn tiny_recipe() -> DemoRecipe {
         eval_max_tokens: 12,
         checkpoint_every: 2,
         copy_span: (4, 12),
-        copy_stages: vec![CopyStage {
-            steps: 2,
-            span: (2, 6),
-            vocab: 16,
-        }],
+        copy_stages: vec![
+            CopyStage {
+                steps: 1,
+                span: (2, 6),
+                vocab: 16,
+                from_states: false,
+            },
+            CopyStage {
+                steps: 1,
+                span: (4, 8),
+                vocab: 0,
+                from_states: true,
+            },
+        ],
+        rename_share: 0.5,
+        probe_every: 2,
+        probe_rows_per_domain: 2,
         ..Default::default()
     };
     r.model = serde_json::json!({
@@ -38,9 +50,13 @@ fn tiny_recipe() -> DemoRecipe {
         "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_conv_kernel_dim": 4,
         "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
         "shared_expert_intermediate_size": 32, "max_position_embeddings": 2048,
-        "rms_norm_eps": 1e-6, "tie_word_embeddings": false
+        "rms_norm_eps": 1e-6, "tie_word_embeddings": true
     });
     r.train.steps = 5;
+    r.train.length_ramp = Some(agentworld_train::trainer::LengthRamp {
+        steps: 2,
+        start_tokens: 300,
+    });
     r.train.warmup_steps = 1;
     r.train.tokens_per_batch = 1400;
     r
@@ -79,6 +95,15 @@ fn stop_resume_export_and_evaluate_every_domain() {
         notes.iter().any(|n| n.contains("copy examples")),
         "{notes:?}"
     );
+    assert!(
+        notes.iter().any(|n| n.contains("content words renamed in")),
+        "{notes:?}"
+    );
+    // The probe looked at step 2: a line per look, every domain in it.
+    let probe = std::fs::read_to_string(work.join("probe.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(probe.lines().next().unwrap()).unwrap();
+    assert_eq!(first["step"], 2);
+    assert_eq!(first["domains"].as_array().unwrap().len(), 4, "{first}");
 
     let mut steps = Vec::new();
     let done = build_demo(

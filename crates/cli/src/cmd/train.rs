@@ -41,8 +41,9 @@ pub struct Args {
     #[arg(long)]
     seed: Option<u64>,
     /// The copy curriculum: stages of copy examples alone before the world-model rows join,
-    /// as `STEPS:MIN-MAX:VOCAB` separated by commas (VOCAB 0: every token), e.g.
-    /// `200:4-24:32,100:8-64:256`; `none` for no stages. Default: the recipe's.
+    /// as `STEPS:MIN-MAX:VOCAB` separated by commas (VOCAB 0: every token; `states`: windows
+    /// of real training states instead of random tokens), e.g. `200:4-24:32,100:8-64:256`;
+    /// `none` for no stages. Default: the recipe's.
     #[arg(long, value_delimiter = ',', value_parser = parse_stage)]
     copy_stages: Option<Vec<CopyStage>>,
     /// One copy stage of this many steps with --copy-span and --copy-vocab, in place of the
@@ -97,6 +98,7 @@ fn parse_stage(part: &str) -> std::result::Result<CopyStage, String> {
             steps: 0,
             span: (1, 1),
             vocab: 0,
+            from_states: false,
         });
     }
     let fields: Vec<&str> = part.trim().split(':').collect();
@@ -110,10 +112,16 @@ fn parse_stage(part: &str) -> std::result::Result<CopyStage, String> {
             .parse::<usize>()
             .map_err(|_| format!("`{part}`: `{v}` is not a {what}"))
     };
+    let from_states = vocab.trim() == "states";
     Ok(CopyStage {
         steps: number(steps, "step count")?,
         span: parse_span(&span.replace('-', ","))?,
-        vocab: number(vocab, "token count")?,
+        vocab: if from_states {
+            0
+        } else {
+            number(vocab, "token count")?
+        },
+        from_states,
     })
 }
 
@@ -217,6 +225,7 @@ pub fn run(args: Args) -> Result<()> {
             steps,
             span: recipe.copy_span,
             vocab: recipe.copy_vocab,
+            from_states: false,
         }];
     }
     if let Some(s) = args.seed {
