@@ -549,7 +549,7 @@ pub fn build_demo(
         };
         (events.borrow_mut())(BuildEvent::Note(line));
     };
-    let probe = (recipe.probe_every > 0 && !probe_examples.is_empty()).then(|| Probe {
+    let probe = (recipe.probe_every > 0 && !probe_examples.is_empty()).then_some(Probe {
         every: recipe.probe_every,
         run: &mut look,
     });

@@ -190,6 +190,9 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     if let Some(scale) = args.qk_norm_scale {
+        if !(scale.is_finite() && scale > 0.0) {
+            bail!("--qk-norm-scale must be a positive number, got {scale}");
+        }
         recipe.qk_norm_scale = scale;
     }
     if let Some(share) = args.rename_share {
@@ -206,6 +209,9 @@ pub fn run(args: Args) -> Result<()> {
         recipe.probe_every = n;
     }
     if let Some(lr) = args.lr {
+        if !(lr.is_finite() && lr > 0.0) {
+            bail!("--lr must be a positive number, got {lr}");
+        }
         recipe.train.learning_rate = lr;
     }
     if let Some(span) = args.copy_span {
