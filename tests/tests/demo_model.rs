@@ -7,7 +7,7 @@ use agentworld_tests::demo_model;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_train::dataset::prompt_text;
 use agentworld_world::row::read_jsonl_file;
-use agentworld_world::state::android::parse_compact;
+use agentworld_world::state::Registry;
 
 type B = burn::backend::Flex;
 
@@ -95,7 +95,7 @@ fn batched_generation_equals_one_at_a_time_and_is_deterministic() {
 }
 
 #[test]
-fn a_held_out_android_step_yields_a_parsable_ui_tree() {
+fn streamed_text_equals_the_final_text() {
     let engine = engine();
     let rows = read_jsonl_file(demo_model().join("heldout.jsonl")).unwrap();
     let row = rows
@@ -110,15 +110,54 @@ fn a_held_out_android_step_yields_a_parsable_ui_tree() {
         .generate(
             &ids,
             &GenerateParams {
-                max_tokens: 700,
+                max_tokens: 200,
                 ..Default::default()
             },
             &mut |t| streamed.push_str(t),
         )
         .unwrap();
     assert_eq!(streamed, g.text, "streamed text equals the final text");
-    assert!(is_well_formed(&g.text), "{}", g.text);
-    let observation = extract_observation(&g.text);
-    let parsed = parse_compact(&observation).expect("android-compact");
-    assert!(parsed.tree.len() >= 2, "{observation}");
+}
+
+/// Held-out GUI steps come back as trees in each domain's format. The card records 58% (Android)
+/// to 83% (OS) well-formed over 100 rows a domain; a floor of 3 of the first 8 rows catches a
+/// broken prompt, template, tokenizer or parser without asserting more than the model does.
+#[test]
+fn held_out_gui_steps_yield_parsable_trees() {
+    let engine = engine();
+    let rows = read_jsonl_file(demo_model().join("heldout.jsonl")).unwrap();
+    let registry = Registry::standard();
+    let params = GenerateParams {
+        max_tokens: 700,
+        sampling: SamplingParams::greedy(),
+    };
+    for (domain, format) in [
+        ("android", "android-compact"),
+        ("web", "axtree"),
+        ("os", "osworld-tsv"),
+    ] {
+        let prompts: Vec<Vec<u32>> = rows
+            .iter()
+            .filter(|r| r.task == domain)
+            .take(8)
+            .map(|r| {
+                engine
+                    .encode(&prompt_text(r, &engine.template).unwrap())
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(prompts.len(), 8, "held-out {domain} rows");
+        let generations = engine.generate_batch(&prompts, &params).unwrap();
+        let trees = generations
+            .iter()
+            .filter(|g| is_well_formed(&g.text))
+            .filter_map(|g| registry.parse(format, &extract_observation(&g.text)).ok())
+            .filter(|parsed| parsed.warnings.is_empty() && parsed.tree.len() >= 2)
+            .count();
+        assert!(
+            trees >= 3,
+            "{domain}: {trees} of 8 held-out steps parse as {format}; first output:\n{}",
+            generations[0].text
+        );
+    }
 }
