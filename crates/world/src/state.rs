@@ -3,11 +3,13 @@
 
 pub mod android;
 pub mod formats;
+pub mod model_form;
 pub mod parser;
 pub(crate) mod read;
 pub mod terminal;
 pub mod tree;
 
 pub use android::Warning;
+pub use model_form::{ModelState, for_model};
 pub use parser::{ParsedState, Registry, StateParser};
 pub use tree::{KeyKind, NodeKey, Rect, StateNode, StateTree, TreeBuilder};

@@ -8,11 +8,10 @@ use agentworld_engine::{GenerateParams, ModelCard};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_world::action::{Action, check_targets, parse_action};
-use agentworld_world::data::{DesktopTree, html_to_axtree};
 use agentworld_world::messages::turn_prompt;
-use agentworld_world::state::Registry;
-use agentworld_world::state::android::{parse_compact, parse_xml, render_compact};
+use agentworld_world::state::android::{parse_compact, parse_xml};
 use agentworld_world::state::terminal::TerminalScreen;
+use agentworld_world::state::{Registry, for_model};
 use agentworld_world::{Domain, History, Message, PromptSet, Row, TurnAction};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
@@ -157,56 +156,20 @@ pub(crate) fn prompt_set(
     })
 }
 
-/// The state in the representation the model expects, from its card's `state_formats`: the
-/// demo model reads Android trees in android-compact form, Web pages as BrowserGym
-/// accessibility trees (`axtree`) and desktops as OSWorld tables (`osworld-tsv`); a state given
-/// as XML or HTML is converted, anything else is sent as written.
+/// The state in the representation the model expects, from its card's `state_formats`
+/// ([`for_model`]: markup is converted, anything else is sent as written); each conversion is
+/// noted on stderr.
 pub(crate) fn prepare_state(
     domain: Domain,
     text: String,
     card: Option<&ModelCard>,
 ) -> Result<String> {
-    let wants = |format: &str| {
-        card.and_then(|c| c.state_formats.get(domain.as_str()))
-            .is_some_and(|f| f == format)
-    };
-    let markup = text.trim_start().starts_with('<');
-    if domain == Domain::Web && wants("axtree") && markup {
-        eprintln!(
-            "note: state: HTML converted to an accessibility tree, bids numbered in document order"
-        );
-        return html_to_axtree("the state", &text)
-            .context("the state looks like HTML but cannot be read");
+    let format = card.and_then(|c| c.state_formats.get(domain.as_str()));
+    let prepared = for_model(domain, &text, format.map(String::as_str))?;
+    for note in &prepared.notes {
+        eprintln!("note: state: {note}");
     }
-    if domain == Domain::Os && wants("osworld-tsv") && markup {
-        let registry = Registry::standard();
-        let parsed = ["osworld-xml", "atspi"]
-            .iter()
-            .filter_map(|f| registry.parse(f, &text).ok())
-            .find(|p| p.warnings.is_empty())
-            .context(
-                "the state looks like a desktop accessibility tree (XML) but does not parse as \
-                 osworld-xml or atspi; give the OSWorld table (osworld-tsv) instead",
-            )?;
-        for w in &parsed.warnings {
-            eprintln!("note: state: {w}");
-        }
-        eprintln!(
-            "note: state: {} tree converted to an OSWorld table",
-            parsed.tree.format
-        );
-        return Ok(DesktopTree::from_tree(&parsed.tree).to_tsv());
-    }
-    let wants_compact = wants("android-compact");
-    if domain == Domain::Android && wants_compact && markup {
-        let parsed =
-            parse_xml(&text).context("the state looks like a UI dump but does not parse")?;
-        for w in &parsed.warnings {
-            eprintln!("note: state: {w}");
-        }
-        return Ok(render_compact(&parsed.tree));
-    }
-    Ok(text)
+    Ok(prepared.text)
 }
 
 /// The observation parsed into structured state, for `--json`.
