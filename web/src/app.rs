@@ -169,9 +169,8 @@ impl Ctx {
         }
         let state = ctx.state.get_untracked();
         let profile = ctx.active_profile();
-        let compact = profile.as_ref().is_some_and(|p| p.android_compact);
-        let (sent_state, note) = model_state(domain, &state, compact);
-        let mut notes: Vec<String> = note.into_iter().collect();
+        let format = profile.as_ref().and_then(|p| p.state_format(domain));
+        let (sent_state, mut notes) = model_state(domain, &state, format);
         if let Some(p) = &profile
             && !p.knows(domain)
         {

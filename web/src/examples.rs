@@ -38,6 +38,12 @@ pub const EXAMPLES: &[Example] = &[
     },
     Example {
         domain: Domain::Web,
+        label: "Newsletter form (accessibility tree, the demo model's form)",
+        path: "examples/web/newsletter_axtree.txt",
+        action: "click('19')",
+    },
+    Example {
+        domain: Domain::Web,
         label: "BrowserGym accessibility tree",
         path: "examples/web/browsergym_axtree.txt",
         action: "click('9')",
@@ -59,6 +65,12 @@ pub const EXAMPLES: &[Example] = &[
         label: "The same desktop as an OSWorld TSV",
         path: "examples/os/osworld_a11y.tsv",
         action: "pyautogui.hotkey('ctrl', 's')",
+    },
+    Example {
+        domain: Domain::Os,
+        label: "A small desktop (OSWorld table, the demo model's form)",
+        path: "examples/os/desktop.tsv",
+        action: "pyautogui.click(516, 212)",
     },
     Example {
         domain: Domain::Terminal,

@@ -14,8 +14,8 @@ pub struct Profile {
     pub name: String,
     /// The domains it was trained on (empty: all).
     pub domains: Vec<String>,
-    /// Whether it reads Android states in `android-compact` form.
-    pub android_compact: bool,
+    /// The state format it reads, per domain (`android-compact`, `axtree`, `osworld-tsv`).
+    pub state_formats: HashMap<String, String>,
     /// Its own system prompts, per domain.
     pub prompts: HashMap<String, String>,
     /// Per layer: `linear_attention` (Gated DeltaNet) or `full_attention`.
@@ -53,7 +53,14 @@ impl Profile {
         Ok(Profile {
             name: card["name"].as_str().unwrap_or("").to_string(),
             domains: strings(&card["domains"]),
-            android_compact: card["state_formats"]["android"].as_str() == Some("android-compact"),
+            state_formats: card["state_formats"]
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                        .collect()
+                })
+                .unwrap_or_default(),
             prompts: HashMap::new(),
             layer_types: strings(&config["layer_types"]),
             experts: usize_of(&config["num_experts"]).unwrap_or(0),
@@ -68,6 +75,11 @@ impl Profile {
             .get(domain.as_str())
             .cloned()
             .unwrap_or_else(|| agentworld_world::prompts::builtin(domain).to_string())
+    }
+
+    /// The state format the model reads for `domain` (`None`: states as written).
+    pub fn state_format(&self, domain: Domain) -> Option<&str> {
+        self.state_formats.get(domain.as_str()).map(String::as_str)
     }
 
     /// Whether the model was trained on `domain`.
@@ -90,7 +102,12 @@ mod tests {
         let config = std::fs::read_to_string(format!("{dir}/config.json")).unwrap();
         let p = Profile::parse(&card, &config).unwrap();
         assert_eq!(p.name, "agentworld-demo");
-        assert!(p.android_compact && p.knows(Domain::Android) && !p.knows(Domain::Web));
+        assert_eq!(p.state_format(Domain::Android), Some("android-compact"));
+        assert_eq!(p.state_format(Domain::Web), Some("axtree"));
+        assert_eq!(p.state_format(Domain::Os), Some("osworld-tsv"));
+        assert_eq!(p.state_format(Domain::Terminal), None);
+        assert!(p.knows(Domain::Android) && p.knows(Domain::Web) && p.knows(Domain::Os));
+        assert!(!p.knows(Domain::Search));
         assert_eq!(p.layer_types.len(), 4);
         assert_eq!((p.experts, p.experts_per_token), (8, 2));
         assert!(p.system_prompt(Domain::Web).contains("Web World Model"));

@@ -6,7 +6,7 @@
 //! not already the last predicted observation (turn 1 always carries it).
 
 use agentworld_world::messages::{observation_response, turn_prompt};
-use agentworld_world::state::android::{parse_xml, render_compact};
+use agentworld_world::state::for_model;
 use agentworld_world::{Domain, History, Message, Row, TurnAction};
 
 /// One finished world-model step.
@@ -109,20 +109,15 @@ impl Session {
     }
 }
 
-/// The state as the model reads it: for a model that reads Android trees in `android-compact`
-/// form, a uiautomator dump is converted (an unparsable one is sent as written, with the
-/// reason).
-pub fn model_state(domain: Domain, state: &str, android_compact: bool) -> (String, Option<String>) {
-    if domain == Domain::Android && android_compact && state.trim_start().starts_with('<') {
-        return match parse_xml(state) {
-            Ok(p) => (render_compact(&p.tree), None),
-            Err(e) => (
-                state.to_string(),
-                Some(format!("the UI dump does not parse ({e}); sent as written")),
-            ),
-        };
+/// The state as the model reads it, in `format`, the model's format for the domain (its card's
+/// `state_formats`; `None`: as written): a uiautomator dump, an HTML page or a desktop XML tree
+/// is converted as `agentworld simulate` does ([`for_model`]), with notes saying so; one that
+/// cannot be read is sent as written, with the reason.
+pub fn model_state(domain: Domain, state: &str, format: Option<&str>) -> (String, Vec<String>) {
+    match for_model(domain, state, format) {
+        Ok(prepared) => (prepared.text, prepared.notes),
+        Err(e) => (state.to_string(), vec![format!("{e}; sent as written")]),
     }
-    (state.to_string(), None)
 }
 
 #[cfg(test)]
@@ -183,10 +178,18 @@ mod tests {
     fn android_dumps_become_compact() {
         let xml = "<hierarchy><node class=\"android.widget.TextView\" text=\"Hi\" \
                    bounds=\"[0,0][10,10]\"/></hierarchy>";
-        let (s, note) = model_state(Domain::Android, xml, true);
-        assert_eq!((s.trim(), note), ("TextView \"Hi\" [0,0][10,10]", None));
-        let (s, note) = model_state(Domain::Android, "<hierarchy><node", true);
-        assert!(note.is_some() && s.starts_with('<'));
-        assert_eq!(model_state(Domain::Web, xml, true).0, xml);
+        let (s, _) = model_state(Domain::Android, xml, Some("android-compact"));
+        assert_eq!(s.trim(), "TextView \"Hi\" [0,0][10,10]");
+        let (s, notes) = model_state(Domain::Android, "<hierarchy><node", Some("android-compact"));
+        assert!(notes[0].contains("sent as written") && s.starts_with('<'));
+        assert_eq!(model_state(Domain::Web, xml, None).0, xml);
+    }
+
+    #[test]
+    fn html_and_desktop_xml_follow_the_card() {
+        let html = "<html><body><button>Go</button></body></html>";
+        let (s, notes) = model_state(Domain::Web, html, Some("axtree"));
+        assert!(s.contains("button 'Go'") && notes.len() == 1, "{s}");
+        assert_eq!(model_state(Domain::Web, html, None).0, html);
     }
 }
