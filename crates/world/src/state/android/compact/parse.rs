@@ -11,7 +11,9 @@ use crate::{Error, Result};
 /// Any malformed line is an error with its line number, except the last non-blank line: when it
 /// is cut short (unterminated string, partial bounds, partial flag word) the node keeps the
 /// fields read before the cut and a [`Warning`] says what was dropped; a last line whose class
-/// cannot be read, or whose indentation is wrong, is dropped with a warning.
+/// cannot be read, or whose indentation is wrong, is dropped with a warning. A line indented
+/// deeper than one level below the line before is read one level below it, with a warning (as
+/// the `axtree` reader does): model output often skips a level.
 pub fn parse_compact(text: &str) -> Result<Parsed> {
     let lines: Vec<(usize, &str)> = text
         .split('\n')
@@ -23,18 +25,22 @@ pub fn parse_compact(text: &str) -> Result<Parsed> {
     let mut warnings = Vec::new();
     for (k, &(line_no, line)) in lines.iter().enumerate() {
         let last = k + 1 == lines.len();
-        let (node, problem) = parse_line(line);
+        let (mut node, problem) = parse_line(line);
         let max_depth = nodes.last().map_or(0, |n| n.depth + 1);
-        let problem = match (&node, problem) {
-            (Some(n), None) if n.depth > max_depth => Some((
-                1,
-                format!(
-                    "indentation jumps to depth {} (at most {max_depth} allowed)",
+        if problem.is_none()
+            && let Some(n) = node.as_mut()
+            && n.depth > max_depth
+        {
+            warnings.push(Warning {
+                line: line_no,
+                column: 1,
+                message: format!(
+                    "indentation jumps to depth {}; read at depth {max_depth}",
                     n.depth
                 ),
-            )),
-            (_, p) => p,
-        };
+            });
+            n.depth = max_depth;
+        }
         match (node, problem) {
             (Some(n), None) => nodes.push(n),
             (node, Some((column, message))) if last => {
@@ -281,9 +287,9 @@ mod tests {
             );
         }
         let p = parse_compact("FrameLayout\n      TextView").unwrap();
-        assert_eq!(p.tree.len(), 1);
+        assert_eq!(p.tree.len(), 2);
         assert!(
-            p.warnings[0].message.starts_with("last line dropped"),
+            p.warnings[0].message.contains("read at depth 1"),
             "{:?}",
             p.warnings
         );
@@ -292,10 +298,23 @@ mod tests {
     }
 
     #[test]
+    fn a_skipped_level_is_read_one_level_down_with_a_warning() {
+        let p = parse_compact("A.B\n      C.D\n  E.F").unwrap();
+        let depths: Vec<usize> = p.tree.nodes.iter().map(|n| n.depth).collect();
+        assert_eq!(depths, [0, 1, 1]);
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert_eq!(p.warnings[0].line, 2);
+        assert!(
+            p.warnings[0]
+                .message
+                .contains("jumps to depth 3; read at depth 1")
+        );
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let cases = [
             ("A.B\n   C.D\nE.F", 2, "odd indentation"),
-            ("A.B\n    C.D\nE.F", 2, "indentation jumps"),
             ("A.B \"x\" \"y\"\nE.F", 1, "text given twice"),
             ("A.B bogus\nE.F", 1, "unknown token"),
             ("A.B [1,2]\nE.F", 1, "malformed bounds"),
