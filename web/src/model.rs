@@ -22,6 +22,14 @@ pub fn parse(domain: Domain, text: &str) -> Parsed {
         return Parsed::default();
     }
     match Registry::standard().parse("auto", text) {
+        // Text only the plain-text reader takes is no page, phone or desktop: show it as text.
+        Ok(p) if p.tree.format == "terminal" => Parsed {
+            tree: None,
+            notes: vec![format!(
+                "not read as a {} state: no state format matches; shown as text",
+                domain.as_str()
+            )],
+        },
         Ok(p) => Parsed {
             notes: p.warnings.iter().take(20).map(|w| w.to_string()).collect(),
             tree: Some(p.tree),
@@ -199,6 +207,18 @@ mod tests {
 
     fn tree(text: &str) -> StateTree {
         parse(Domain::Web, text).tree.unwrap()
+    }
+
+    #[test]
+    fn gui_text_no_state_format_reads_is_shown_as_text() {
+        let p = parse(Domain::Android, "the screen is unchanged.\nnothing else");
+        assert!(p.tree.is_none());
+        assert!(p.notes[0].contains("shown as text"), "{:?}", p.notes);
+        assert!(
+            parse(Domain::Android, "FrameLayout [0,0][10,10]")
+                .tree
+                .is_some()
+        );
     }
 
     #[test]
