@@ -325,6 +325,17 @@ fn registry_names_errors_and_fallback() {
         "{:?}",
         p.warnings
     );
+    // A model's compact tree with a skipped indentation level is still read as android-compact.
+    let p = reg
+        .parse(
+            "auto",
+            "LinearLayout [0,0][9,9]\n  FrameLayout [0,0][9,9]\n      TextView \"x\" [0,0][9,9]\n",
+        )
+        .unwrap();
+    assert_eq!(
+        (p.tree.format.as_str(), p.warnings.len()),
+        ("android-compact", 1)
+    );
     // Forcing a format reads what it can.
     let p = reg.parse("terminal", "<hierarchy>").unwrap();
     assert_eq!(p.tree.nodes[1].text, "<hierarchy>");

@@ -43,9 +43,12 @@ impl StateParser for AndroidCompact {
         if bounds < 0.5 || !first_is_class {
             return 0.0;
         }
+        // Read with warnings (a skipped indentation level, a cut last line: model output) it is
+        // still this format, only less surely.
         match parse_compact(text) {
             Ok(p) if p.warnings.is_empty() => 0.85 * bounds.max(0.8),
-            _ => 0.0,
+            Ok(_) => 0.5 * bounds.max(0.8),
+            Err(_) => 0.0,
         }
     }
 
