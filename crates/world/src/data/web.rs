@@ -120,15 +120,32 @@ struct Pool {
 }
 
 /// An HTML page as the BrowserGym accessibility-tree text the demo model reads (`axtree`):
-/// headings, text, links, buttons, fields, selects, images and inline frames, with bids
-/// numbered from 1 in document order (frame contents get a letter prefix), as BrowserGym
-/// numbers a page it marks. `name` names the page in errors.
+/// headings, text, links, buttons, fields, selects, images and inline frames. A page that
+/// carries BrowserGym's `bid` attributes keeps them (elements without one are numbered after
+/// the largest), so actions written against the page still name the same elements; otherwise
+/// bids are numbered from 1 in document order (frame contents get a letter prefix), as
+/// BrowserGym numbers a page it marks. `name` names the page in errors.
 ///
 /// # Errors
 /// [`Error::Data`] naming the page when it cannot be read.
 pub fn html_to_axtree(name: &str, html: &str) -> Result<String> {
     let mut page = html::page_from_html(name, html)?;
-    page.assign_bids(1, || false);
+    if page.nodes.iter().any(|n| n.bid.is_some()) {
+        let mut next = page
+            .nodes
+            .iter()
+            .filter_map(|n| n.bid.as_deref()?.parse::<usize>().ok())
+            .max()
+            .unwrap_or(0);
+        for node in page.nodes.iter_mut().filter(|n| n.role != "StaticText") {
+            if node.bid.is_none() {
+                next += 1;
+                node.bid = Some(next.to_string());
+            }
+        }
+    } else {
+        page.assign_bids(1, || false);
+    }
     Ok(page::render(&page))
 }
 

@@ -42,7 +42,8 @@ pub fn for_model(domain: Domain, state: &str, format: Option<&str>) -> Result<Mo
             Ok(ModelState {
                 text,
                 notes: vec![
-                    "HTML converted to an accessibility tree, bids numbered in document order"
+                    "HTML converted to an accessibility tree (the page's bids kept, else \
+                     numbered in document order)"
                         .into(),
                 ],
             })

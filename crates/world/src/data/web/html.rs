@@ -58,6 +58,8 @@ pub(crate) fn page_from_html(name: &str, html: &str) -> Result<Page> {
         .find(|&i| t.nodes[i].role == "title")
         .map(|i| text_of(&t, i));
     let mut nodes = Vec::new();
+    // For each node pushed, the HTML element it comes from (for its `bid` attribute).
+    let mut sources: Vec<usize> = Vec::new();
     // The depth a node's children go to; `None`: its children are not shown.
     let mut child: Vec<Option<usize>> = vec![None; t.len()];
     for i in 0..t.len() {
@@ -103,12 +105,14 @@ pub(crate) fn page_from_html(name: &str, html: &str) -> Result<Page> {
                     disabled: n.attr("disabled").is_some(),
                     ..Node::new(d, "combobox", n.name.clone())
                 });
+                sources.push(i);
                 for j in opts {
                     let o = text_of(&t, j);
                     nodes.push(Node {
                         checked: Some(o == sel),
                         ..Node::new(d + 1, "option", o)
                     });
+                    sources.push(j);
                 }
             }
             "img" if !n.name.is_empty() => nodes.push(Node::new(d, "img", n.name.clone())),
@@ -122,6 +126,7 @@ pub(crate) fn page_from_html(name: &str, html: &str) -> Result<Page> {
                     let label = text_of(&t, i);
                     for j in inputs {
                         nodes.extend(input(&t, j, d, Some(&label)));
+                        sources.resize(nodes.len(), j);
                     }
                 }
             }
@@ -136,6 +141,16 @@ pub(crate) fn page_from_html(name: &str, html: &str) -> Result<Page> {
                 }
             }
             _ => child[i] = Some(d),
+        }
+        sources.resize(nodes.len(), i);
+    }
+    // The page's own BrowserGym ids, where it has them (a page BrowserGym marked).
+    for (node, &src) in nodes.iter_mut().zip(&sources) {
+        if node.role != "StaticText" {
+            node.bid = t.nodes[src]
+                .attr("bid")
+                .filter(|b| !b.is_empty())
+                .map(str::to_string);
         }
     }
     Ok(Page {

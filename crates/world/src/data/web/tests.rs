@@ -391,8 +391,26 @@ fn html_becomes_the_axtree_the_demo_model_reads() {
     let parsed = AxTree.parse(&text).unwrap();
     assert!(parsed.warnings.is_empty(), "{:?}\n{text}", parsed.warnings);
     assert!(text.starts_with("RootWebArea '"), "{text}");
-    assert!(text.contains("\t[1] "), "bids start at 1: {text}");
+    assert!(
+        text.contains("\t[27] button 'Remove'"),
+        "the page's own bids are kept: {text}"
+    );
     for role in ["button 'Remove'", "checkbox", "button 'Checkout'"] {
         assert!(text.contains(role), "{role} missing:\n{text}");
     }
+}
+
+#[test]
+fn a_page_with_browsergym_bids_keeps_them() {
+    let html = "<html><head><title>Cart</title></head><body><h1 bid=\"2\">Cart</h1>\
+                <button bid=\"27\">Remove</button><select bid=\"30\"><option bid=\"31\">A</option>\
+                <option bid=\"32\" selected>B</option></select><a href=x>More</a></body></html>";
+    let text = html_to_axtree("cart.html", html).unwrap();
+    assert_eq!(
+        text,
+        "RootWebArea 'Cart', focused\n\t[2] heading 'Cart'\n\t[27] button 'Remove'\n\t[30] combobox '', value='B'\n\t\t[31] option 'A'\n\t\t[32] option 'B', selected=True\n\t[33] link 'More'"
+    );
+    // Without bids, the page is numbered from 1 as BrowserGym would.
+    let plain = html_to_axtree("p.html", "<html><body><button>Go</button></body></html>").unwrap();
+    assert!(plain.contains("[1] button 'Go'"), "{plain}");
 }
