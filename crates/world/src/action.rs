@@ -195,6 +195,42 @@ fn check_point(out: &mut Vec<String>, name: &str, state: &StateTree, x: f64, y: 
     }
 }
 
+/// Scans Python-like code a character at a time, tracking whether it is inside a `'…'` or
+/// `"…"` literal (backslash escapes). Shared by the OS action reader and data renaming, which
+/// must both ignore what the literals hold.
+#[derive(Debug, Default)]
+pub(crate) struct Literals {
+    quote: Option<char>,
+    escaped: bool,
+}
+
+impl Literals {
+    /// Feeds `c`; true when it is inside a literal (the opening and closing quotes are not).
+    pub(crate) fn inside(&mut self, c: char) -> bool {
+        match self.quote {
+            Some(_) if self.escaped => {
+                self.escaped = false;
+                true
+            }
+            Some(_) if c == '\\' => {
+                self.escaped = true;
+                true
+            }
+            Some(q) if c == q => {
+                self.quote = None;
+                false
+            }
+            Some(_) => true,
+            None => {
+                if c == '\'' || c == '"' {
+                    self.quote = Some(c);
+                }
+                false
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

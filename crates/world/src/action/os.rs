@@ -241,31 +241,20 @@ fn statement(stmt: &str) -> Result<Option<OsStep>, ActionError> {
 /// Splits a line at `;` outside string literals, dropping a trailing `#` comment.
 fn split_statements(line: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
+    let mut literals = super::Literals::default();
     let mut start = 0;
     let mut end = line.len();
     for (i, c) in line.char_indices() {
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None if c == '\'' || c == '"' => quote = Some(c),
-            None if c == '#' => {
-                end = i;
-                break;
-            }
-            None if c == ';' => {
-                out.push(&line[start..i]);
-                start = i + 1;
-            }
-            None => {}
+        if literals.inside(c) {
+            continue;
+        }
+        if c == '#' {
+            end = i;
+            break;
+        }
+        if c == ';' {
+            out.push(&line[start..i]);
+            start = i + 1;
         }
     }
     out.push(&line[start..end]);

@@ -132,32 +132,10 @@ fn action_keywords(action: &str, out: &mut HashSet<String>) {
 
 /// `code` with the contents of its `'…'` and `"…"` literals blanked out.
 fn outside_literals(code: &str) -> String {
-    let mut out = String::with_capacity(code.len());
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in code.chars() {
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == q {
-                    quote = None;
-                    out.push(c);
-                    continue;
-                }
-                out.push(' ');
-            }
-            None => {
-                if c == '\'' || c == '"' {
-                    quote = Some(c);
-                }
-                out.push(c);
-            }
-        }
-    }
-    out
+    let mut literals = crate::action::Literals::default();
+    code.chars()
+        .map(|c| if literals.inside(c) { ' ' } else { c })
+        .collect()
 }
 
 const ONSETS: [&str; 24] = [
