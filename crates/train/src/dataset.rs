@@ -110,16 +110,9 @@ pub fn copy_examples(
         let span: Vec<u32> = (0..len)
             .map(|_| pool[rng.random_range(0..pool.len())])
             .collect();
-        let mut ids = span.clone();
-        ids.push(separator);
-        ids.extend(&span);
-        tokens += ids.len();
-        out.push(Example {
-            completion_start: len + 1,
-            ids,
-            domain: "copy".into(),
-            row_id: format!("copy-{}", out.len()),
-        });
+        let example = repeated(&span, separator, format!("copy-{}", out.len()));
+        tokens += example.ids.len();
+        out.push(example);
     }
     out
 }
@@ -155,18 +148,25 @@ pub fn state_copy_examples(
         let len = rng.random_range(lo..=hi).min(completion.len());
         let start = rng.random_range(0..=completion.len() - len);
         let span = &completion[start..start + len];
-        let mut ids = span.to_vec();
-        ids.push(separator);
-        ids.extend(span);
-        tokens += ids.len();
-        out.push(Example {
-            completion_start: len + 1,
-            ids,
-            domain: "copy".into(),
-            row_id: format!("copy-{}-{}", e.row_id, out.len()),
-        });
+        let example = repeated(span, separator, format!("copy-{}-{}", e.row_id, out.len()));
+        tokens += example.ids.len();
+        out.push(example);
     }
     out
+}
+
+/// A copy example: `span`, `separator`, `span` again, the loss on the repeat.
+fn repeated(span: &[u32], separator: u32, row_id: String) -> Example {
+    let mut ids = Vec::with_capacity(2 * span.len() + 1);
+    ids.extend_from_slice(span);
+    ids.push(separator);
+    ids.extend_from_slice(span);
+    Example {
+        completion_start: span.len() + 1,
+        ids,
+        domain: "copy".into(),
+        row_id,
+    }
 }
 
 /// The `k` token ids most frequent in the examples' completions (ties by id), for
