@@ -24,7 +24,7 @@ use agentworld_world::data::{
 };
 use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
 use agentworld_world::{Row, Split};
-use burn::backend::{Autodiff, Flex};
+use burn::backend::Autodiff;
 use burn::tensor::backend::Backend;
 use serde::{Deserialize, Serialize};
 
@@ -357,9 +357,15 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
 /// `work_dir`, the data and tokenizer are read back instead of made again, and training
 /// continues from the newest checkpoint.
 ///
+/// The model trains on `Autodiff<B>` on `device` (burn-flex on the CPU, or wgpu/CUDA where the
+/// caller compiled them in); the held-out probe and the final evaluation run on `B` there too.
+/// The data, tokenizer and batch order do not depend on the backend; the initial weights come
+/// from the backend's own random generator, so runs on two backends start (and end) apart.
+///
 /// # Errors
 /// Any failure of a phase, named.
-pub fn build_demo(
+pub fn build_demo<B: Backend>(
+    device: &B::Device,
     recipe: &DemoRecipe,
     sources: &DemoSources,
     work_dir: &Path,
@@ -500,11 +506,10 @@ pub fn build_demo(
     model_json["vocab_size"] = tokenizer.vocab_size().into();
     model_json["model_type"] = "qwen3_5_moe_text".into();
     let config = Qwen35MoeConfig::from_json_str(&model_json.to_string(), "recipe")?;
-    let device = Default::default();
-    <Autodiff<Flex> as Backend>::seed(&device, recipe.seed);
-    let model = Qwen35Moe::<Autodiff<Flex>>::init_with(
+    <Autodiff<B> as Backend>::seed(device, recipe.seed);
+    let model = Qwen35Moe::<Autodiff<B>>::init_with(
         &config,
-        &device,
+        device,
         InitOptions {
             qk_norm_scale: recipe.qk_norm_scale,
         },
@@ -535,7 +540,7 @@ pub fn build_demo(
     .collect();
     let probe_log = work_dir.join("probe.jsonl");
     let events = std::cell::RefCell::new(events);
-    let mut look = |done: usize, m: &Qwen35Moe<Flex>| {
+    let mut look = |done: usize, m: &Qwen35Moe<B>| {
         let line = match crate::probe::teacher_forced(m, &probe_examples, 4096) {
             Ok(figures) => {
                 let record = serde_json::json!({"step": done, "domains": figures});
@@ -590,7 +595,7 @@ pub fn build_demo(
     )?;
 
     events(BuildEvent::Phase("eval"));
-    let engine = Engine::<Flex>::load_dir(out_dir, &device, &mut |_, _| {})?;
+    let engine = Engine::<B>::load_dir(out_dir, device, &mut |_, _| {})?;
     let held = pick_eval_rows(&test_rows, recipe.eval_rows_per_domain);
     let predictions = evaluate(
         &engine,

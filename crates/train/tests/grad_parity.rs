@@ -4,6 +4,9 @@
 //! (transformers, float64) for the parity model on a batch of two 150-token sequences. Per parameter it holds
 //! the gradient's sum and sum of squares, which do not depend on layout (our linear weights are
 //! stored transposed).
+//!
+//! Runs on burn-flex (CPU), or with `--features test-wgpu` on wgpu (lavapipe in CI), the
+//! backend a GPU training run (`agentworld train demo --backend wgpu|cuda`) differentiates on.
 
 use std::path::Path;
 
@@ -11,11 +14,14 @@ use agentworld_model::layers::decoder_layer::Mixer;
 use agentworld_model::{Qwen35Moe, loader};
 use agentworld_train::dataset::Example;
 use agentworld_train::trainer::batch_loss;
-use burn::backend::{Autodiff, Flex};
+use burn::backend::Autodiff;
 use burn::tensor::Tensor;
 use serde_json::Value;
 
-type B = Autodiff<Flex>;
+#[cfg(not(feature = "test-wgpu"))]
+type B = Autodiff<burn::backend::Flex>;
+#[cfg(feature = "test-wgpu")]
+type B = Autodiff<burn::backend::Wgpu>;
 
 type Grads = <B as burn::tensor::backend::AutodiffBackend>::Gradients;
 

@@ -73,7 +73,8 @@ fn stop_resume_export_and_evaluate_every_domain() {
     let (work, out) = (dir.path().join("work"), dir.path().join("model"));
     let sources = DemoSources::from_cases(&cases);
     let mut notes = Vec::new();
-    let stopped = build_demo(
+    let stopped = build_demo::<burn::backend::Flex>(
+        &Default::default(),
         &recipe,
         &sources,
         &work,
@@ -106,7 +107,8 @@ fn stop_resume_export_and_evaluate_every_domain() {
     assert_eq!(first["domains"].as_array().unwrap().len(), 4, "{first}");
 
     let mut steps = Vec::new();
-    let done = build_demo(
+    let done = build_demo::<burn::backend::Flex>(
+        &Default::default(),
         &recipe,
         &sources,
         &work,

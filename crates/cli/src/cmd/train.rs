@@ -3,11 +3,12 @@
 use std::path::PathBuf;
 
 use agentworld_train::recipe::{
-    BuildEvent, BuildOptions, CopyStage, DemoRecipe, DemoSources, build_demo,
+    BuildEvent, BuildOptions, BuildSummary, CopyStage, DemoRecipe, DemoSources, build_demo,
 };
 use agentworld_train::trainer::LengthRamp;
 use anyhow::{Context, Result, bail};
 
+use crate::backend::{BackendKind, OnBackend, dispatch};
 use crate::{paths, progress};
 
 /// Arguments of `agentworld train`.
@@ -89,6 +90,40 @@ pub struct Args {
     /// Held-out rows evaluated per domain at the end (default: the recipe's).
     #[arg(long)]
     eval_rows: Option<usize>,
+    /// Tokens per optimizer step, padding included (default: the recipe's). A GPU fits far
+    /// larger batches than the CPU recipe's; raise --lr with it.
+    #[arg(long)]
+    tokens_per_batch: Option<usize>,
+    /// Where to train: the CPU (burn-flex), or a GPU backend compiled in with
+    /// `--features wgpu` / `--features cuda`. The data, tokenizer and batch order are the same
+    /// on each; the initial weights come from the backend's own random generator.
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: BackendKind,
+}
+
+/// The recipe, run on the backend chosen at run time.
+struct Build<'a> {
+    recipe: &'a DemoRecipe,
+    sources: &'a DemoSources,
+    work: &'a std::path::Path,
+    out: &'a std::path::Path,
+    options: &'a BuildOptions,
+    events: &'a mut dyn FnMut(BuildEvent),
+}
+
+impl OnBackend for Build<'_> {
+    type Output = BuildSummary;
+    fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<BuildSummary> {
+        Ok(build_demo::<B>(
+            &device,
+            self.recipe,
+            self.sources,
+            self.work,
+            self.out,
+            self.options,
+            self.events,
+        )?)
+    }
 }
 
 /// One `STEPS:MIN-MAX:VOCAB` copy stage; `none` is a stage of no steps (left out).
@@ -247,6 +282,12 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(n) = args.eval_rows {
         recipe.eval_rows_per_domain = n;
     }
+    if let Some(n) = args.tokens_per_batch {
+        if n == 0 {
+            bail!("--tokens-per-batch must be at least 1");
+        }
+        recipe.train.tokens_per_batch = n;
+    }
     let work = args.work.unwrap_or_else(|| args.out.with_extension("work"));
     let cases = args.cases.unwrap_or_else(paths::default_cases);
     let options = BuildOptions {
@@ -254,40 +295,45 @@ pub fn run(args: Args) -> Result<()> {
         stop_after_steps: args.stop_after_steps,
     };
     let mut bar: Option<indicatif::ProgressBar> = None;
-    let summary = build_demo(
-        &recipe,
-        &DemoSources::from_cases(&cases),
-        &work,
-        &args.out,
-        &options,
-        &mut |event| match event {
-            BuildEvent::Phase(p) => {
-                if let Some(b) = bar.take() {
-                    b.finish();
-                }
-                eprintln!("== {p}");
+    let sources = DemoSources::from_cases(&cases);
+    let mut on_event = |event: BuildEvent| match event {
+        BuildEvent::Phase(p) => {
+            if let Some(b) = bar.take() {
+                b.finish();
             }
-            BuildEvent::Note(n) => match &bar {
-                Some(b) => b.suspend(|| eprintln!("   {n}")),
-                None => eprintln!("   {n}"),
-            },
-            BuildEvent::Step(s, total) => {
-                let b = bar.get_or_insert_with(|| progress::bar(total as u64, "training"));
-                b.set_position(s.step as u64 + 1);
-                b.set_message(format!("loss {:.3} lr {:.1e}", s.loss, s.learning_rate));
-                if s.step % 25 == 0 || s.step + 1 == total {
-                    let line = format!(
-                        "step {:>5}  loss {:.4}  lr {:.2e}  {:>5} tok  {:>6.0}s",
-                        s.step, s.loss, s.learning_rate, s.tokens, s.elapsed_secs
-                    );
-                    b.suspend(|| eprintln!("{line}"));
-                }
+            eprintln!("== {p}");
+        }
+        BuildEvent::Note(n) => match &bar {
+            Some(b) => b.suspend(|| eprintln!("   {n}")),
+            None => eprintln!("   {n}"),
+        },
+        BuildEvent::Step(s, total) => {
+            let b = bar.get_or_insert_with(|| progress::bar(total as u64, "training"));
+            b.set_position(s.step as u64 + 1);
+            b.set_message(format!("loss {:.3} lr {:.1e}", s.loss, s.learning_rate));
+            if s.step % 25 == 0 || s.step + 1 == total {
+                let line = format!(
+                    "step {:>5}  loss {:.4}  lr {:.2e}  {:>5} tok  {:>6.0}s",
+                    s.step, s.loss, s.learning_rate, s.tokens, s.elapsed_secs
+                );
+                b.suspend(|| eprintln!("{line}"));
             }
-            BuildEvent::Eval(done, total) => {
-                let b = bar.get_or_insert_with(|| progress::bar(total as u64, "evaluating"));
-                b.set_length(total as u64);
-                b.set_position(done as u64);
-            }
+        }
+        BuildEvent::Eval(done, total) => {
+            let b = bar.get_or_insert_with(|| progress::bar(total as u64, "evaluating"));
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    };
+    let summary = dispatch(
+        args.backend,
+        Build {
+            recipe: &recipe,
+            sources: &sources,
+            work: &work,
+            out: &args.out,
+            options: &options,
+            events: &mut on_event,
         },
     )?;
     if let Some(b) = bar.take() {

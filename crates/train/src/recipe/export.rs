@@ -7,7 +7,7 @@ use agentworld_model::{Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::{AGENTWORLD_TEMPLATE, Tokenizer};
 use agentworld_world::Row;
 use agentworld_world::row::write_jsonl_file;
-use burn::backend::Flex;
+use burn::tensor::backend::Backend;
 
 use super::{DESCRIPTION, DemoRecipe, PROMPTS, write};
 use crate::error::{Result, TrainError};
@@ -17,9 +17,9 @@ use crate::tokenizer::tokenizer_config;
 use crate::trainer::StepInfo;
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn export_dir(
+pub(super) fn export_dir<B: Backend>(
     out: &Path,
-    model: &Qwen35Moe<Flex>,
+    model: &Qwen35Moe<B>,
     config: &Qwen35MoeConfig,
     tokenizer_json: &str,
     test_rows: &[Row],
