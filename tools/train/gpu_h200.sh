@@ -10,7 +10,8 @@
 # Knobs (environment): STEPS (default 12000), TOKENS_PER_BATCH (default: the recipe's 2,560),
 # LR (default: the recipe's), TRAIN_SECS (wall-clock budget of the training phase, default 420;
 # the run stops there with a checkpoint, and the script exports nothing if it did not finish),
-# EXTRA (more `train demo` flags).
+# EXTRA (more `train demo` flags), BACKEND (default cuda; `BACKEND=cpu TRAIN_SECS=30
+# EXTRA="--rows 30 --eval-rows 1"` rehearses the whole script on a CPU in a few minutes).
 # It first times 30 steps, then shrinks STEPS to what fits in TRAIN_SECS, so the run always ends
 # with an exported and evaluated model. Results land in $OUT: train.log, probe.jsonl,
 # model.tar (the model folder, for public/models/agentworld-demo), predictions.jsonl, gpu.txt.
@@ -23,17 +24,22 @@ if [ ! -x "$DEV/agentworld" ]; then
   xz -dk "$DEV/agentworld.xz"
   chmod +x "$DEV/agentworld"
 fi
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
+BACKEND=${BACKEND:-cuda}   # `cpu` rehearses the script on a machine without a GPU
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
+else
+  echo "no nvidia-smi" | tee "$OUT/gpu.txt"
+fi
 # cubecl compiles its kernels with NVRTC at run time; the image has it as a Python wheel.
 NVRTC=$(python3 -c 'import nvidia.cuda_nvrtc, os; print(os.path.dirname(nvidia.cuda_nvrtc.__file__))' 2>/dev/null || true)
-for d in "$NVRTC/lib" /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
+for d in ${NVRTC:+"$NVRTC/lib"} /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  if [ -d "$d" ]; then export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"; fi
 done
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee -a "$OUT/gpu.txt"
 
 STEPS=${STEPS:-12000}
 TRAIN_SECS=${TRAIN_SECS:-420}
-FLAGS=(--backend cuda --cases "$DEV/cases")
+FLAGS=(--backend "$BACKEND" --cases "$DEV/cases")
 [ -n "${TOKENS_PER_BATCH:-}" ] && FLAGS+=(--tokens-per-batch "$TOKENS_PER_BATCH")
 [ -n "${LR:-}" ] && FLAGS+=(--lr "$LR")
 # shellcheck disable=SC2206

@@ -9,6 +9,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/agentworld-target}"
 CASES=${AGENTWORLD_CASES_DIR:-../shared/cases}
 cargo build --release -p agentworld-cli --features cuda
 mkdir -p .device/cases/web
+mkdir -p .git/info
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 strip -o .device/agentworld "$CARGO_TARGET_DIR/release/agentworld"
 xz -T0 -6 -f .device/agentworld
