@@ -229,6 +229,13 @@ pub fn train_probed<B: AutodiffBackend>(
         first = state.step;
         history = state.history;
     }
+    // A resumed run already at or past its stop point trains no further.
+    if checkpoints
+        .and_then(|c| c.stop_at)
+        .is_some_and(|stop| stop <= first)
+    {
+        return Ok((model.valid(), history));
+    }
     let started = Instant::now();
     let offset = history.last().map_or(0.0, |s: &StepInfo| s.elapsed_secs);
     let mut order = BatchOrder::new(examples, config);

@@ -209,6 +209,9 @@ pub fn run(args: Args) -> Result<()> {
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     let mut recipe = DemoRecipe::default();
     if let Some(s) = args.steps {
+        if s == 0 {
+            bail!("--steps must be at least 1");
+        }
         recipe.train.steps = s;
         recipe.train.warmup_steps = recipe.train.warmup_steps.min(s / 10 + 1);
     }
@@ -288,6 +291,14 @@ pub fn run(args: Args) -> Result<()> {
         }
         recipe.train.tokens_per_batch = n;
     }
+    if let Some(n) = args.stop_after_steps
+        && !(1..recipe.train.steps).contains(&n)
+    {
+        bail!(
+            "--stop-after-steps {n} is not between 1 and the run's {} steps; leave it out to train to the end",
+            recipe.train.steps
+        );
+    }
     let work = args.work.unwrap_or_else(|| args.out.with_extension("work"));
     let cases = args.cases.unwrap_or_else(paths::default_cases);
     let options = BuildOptions {
@@ -313,7 +324,7 @@ pub fn run(args: Args) -> Result<()> {
             b.set_message(format!("loss {:.3} lr {:.1e}", s.loss, s.learning_rate));
             if s.step % 25 == 0 || s.step + 1 == total {
                 let line = format!(
-                    "step {:>5}  loss {:.4}  lr {:.2e}  {:>5} tok  {:>6.0}s",
+                    "step {:>5}  loss {:.4}  lr {:.2e}  {:>5} tok  {:>7.1}s",
                     s.step, s.loss, s.learning_rate, s.tokens, s.elapsed_secs
                 );
                 b.suspend(|| eprintln!("{line}"));
