@@ -120,6 +120,41 @@ fn bad_input_gets_a_clear_error_not_a_panic() {
 }
 
 #[test]
+fn train_refuses_settings_that_would_train_nothing_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("model");
+    let out = out_dir.to_str().unwrap();
+    for (args, says) in [
+        (vec!["--steps", "0"], "--steps must be at least 1"),
+        (
+            vec!["--steps", "10", "--stop-after-steps", "10"],
+            "is not between 1 and the run's 10 steps",
+        ),
+        (
+            vec!["--tokens-per-batch", "0"],
+            "--tokens-per-batch must be",
+        ),
+        // Default features: no GPU backend compiled in.
+        (
+            vec!["--backend", "cuda"],
+            "rebuild with `cargo build --release --features cuda`",
+        ),
+    ] {
+        let mut all = vec!["train", "demo", "--out", out];
+        all.extend(&args);
+        let o = agentworld(&all);
+        assert!(!o.status.success(), "{args:?}");
+        let e = text(&o.stderr);
+        assert!(e.contains(says), "{args:?}: {e}");
+        assert!(!e.contains("panicked"), "{e}");
+        assert!(
+            !dir.path().join("model.work").exists(),
+            "{args:?} made files"
+        );
+    }
+}
+
+#[test]
 fn simulate_notes_an_action_that_does_not_parse_and_goes_on() {
     let out = agentworld(&[
         "simulate",
