@@ -32,7 +32,7 @@ pub fn dispatch<J: OnBackend>(kind: BackendKind, job: J) -> anyhow::Result<J::Ou
         #[cfg(feature = "wgpu")]
         BackendKind::Wgpu => job.run::<burn::backend::Wgpu>(start::<burn::backend::Wgpu>(
             "wgpu",
-            "no Vulkan, Metal or DX12 adapter (without a GPU on Linux, lavapipe: `apt-get install mesa-vulkan-drivers`)",
+            "is there a Vulkan, Metal or DX12 adapter? (without a GPU on Linux, lavapipe: `apt-get install mesa-vulkan-drivers`)",
         )?),
         #[cfg(feature = "cuda")]
         BackendKind::Cuda => job.run::<burn::backend::Cuda>(start::<burn::backend::Cuda>(
