@@ -134,6 +134,10 @@ fn train_refuses_settings_that_would_train_nothing_before_any_work() {
             vec!["--tokens-per-batch", "0"],
             "--tokens-per-batch must be",
         ),
+        (
+            vec!["--init-from", "/nonexistent/checkpoints"],
+            "no checkpoint there",
+        ),
         // Default features: no GPU backend compiled in.
         (
             vec!["--backend", "cuda"],

@@ -56,6 +56,66 @@ fn recorder() -> BinFileRecorder<FullPrecisionSettings> {
     BinFileRecorder::<FullPrecisionSettings>::new()
 }
 
+/// Shapes of every float parameter of a model, in visiting order.
+fn param_shapes<B: burn::tensor::backend::Backend>(model: &Qwen35Moe<B>) -> Vec<Vec<usize>> {
+    use burn::module::{ModuleVisitor, Param};
+    struct Shapes(Vec<Vec<usize>>);
+    impl<B: burn::tensor::backend::Backend> ModuleVisitor<B> for Shapes {
+        fn visit_float<const D: usize>(&mut self, param: &Param<burn::tensor::Tensor<B, D>>) {
+            self.0.push(param.val().dims().to_vec());
+        }
+    }
+    let mut shapes = Shapes(Vec::new());
+    model.visit(&mut shapes);
+    shapes.0
+}
+
+/// Replaces the weights of `model` with those of a checkpoint of an earlier run (a folder
+/// `step-NNNNNN` holding `model.bin`, or a checkpoint directory, whose `latest` is taken):
+/// a warm start. Only the weights come over; the optimizer, the step and the schedule start
+/// afresh, so the new run trains with its own settings from the old run's weights.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] when `at` holds no readable checkpoint, or when its weights
+/// have other shapes than `model` (another model shape or vocabulary).
+pub fn warm_start<B: AutodiffBackend>(model: Qwen35Moe<B>, at: &Path) -> Result<Qwen35Moe<B>> {
+    let at = match std::fs::read_to_string(at.join("latest")) {
+        Ok(name) => at.join(name.trim()),
+        Err(_) => at.to_path_buf(),
+    };
+    let file = at.join("model.bin");
+    if !file.is_file() {
+        return Err(TrainError::checkpoint(
+            &file,
+            "no such file; give a checkpoint folder (`<work>/checkpoints/step-NNNNNN`) or the \
+             checkpoint directory of an earlier run",
+        ));
+    }
+    let expected = param_shapes(&model);
+    let device = model.embed_tokens.weight.device();
+    let loaded = model
+        .load_file(at.join("model"), &recorder(), &device)
+        .map_err(|e| TrainError::checkpoint(&file, e))?;
+    let found = param_shapes(&loaded);
+    if found != expected {
+        let first = expected
+            .iter()
+            .zip(&found)
+            .position(|(a, b)| a != b)
+            .unwrap_or(expected.len().min(found.len()));
+        return Err(TrainError::checkpoint(
+            &file,
+            format!(
+                "its weights do not fit this model (parameter {first}: {:?} in the checkpoint, \
+                 {:?} here); warm-start from a run with the same model shape and tokenizer",
+                found.get(first),
+                expected.get(first)
+            ),
+        ));
+    }
+    Ok(loaded)
+}
+
 impl Checkpointing {
     /// The newest complete checkpoint: its folder and state. `None` when there is none.
     ///
@@ -157,5 +217,55 @@ impl Checkpointing {
         let record = Recorder::<B>::load(&recorder(), at.join("optimizer"), &device)
             .map_err(|e| TrainError::checkpoint(&at.join("optimizer.bin"), e))?;
         Ok((model, optimizer.load_record(record)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentworld_model::Qwen35MoeConfig;
+    use burn::backend::{Autodiff, Flex};
+
+    fn config(hidden: usize) -> Qwen35MoeConfig {
+        let j = serde_json::json!({
+            "vocab_size": 16, "hidden_size": hidden, "num_hidden_layers": 2,
+            "layer_types": ["linear_attention", "full_attention"],
+            "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 8,
+            "linear_num_key_heads": 1, "linear_num_value_heads": 2, "linear_key_head_dim": 8,
+            "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "num_experts": 2,
+            "num_experts_per_tok": 1, "moe_intermediate_size": 8,
+            "shared_expert_intermediate_size": 8, "rms_norm_eps": 1e-6,
+            "model_type": "qwen3_5_moe_text"
+        });
+        Qwen35MoeConfig::from_json_str(&j.to_string(), "test").unwrap()
+    }
+
+    #[test]
+    fn warm_start_loads_weights_and_refuses_another_shape() {
+        type B = Autodiff<Flex>;
+        let dev = Default::default();
+        let dir = tempfile::tempdir().unwrap();
+        let saved = Qwen35Moe::<B>::init(&config(16), &dev);
+        saved
+            .clone()
+            .save_file(dir.path().join("model"), &recorder())
+            .unwrap();
+        let loaded = warm_start(Qwen35Moe::<B>::init(&config(16), &dev), dir.path()).unwrap();
+        assert_eq!(
+            loaded.embed_tokens.weight.val().into_data(),
+            saved.embed_tokens.weight.val().into_data()
+        );
+
+        let err = warm_start(Qwen35Moe::<B>::init(&config(24), &dev), dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("do not fit this model"), "{err}");
+        let err = warm_start(
+            Qwen35Moe::<B>::init(&config(16), &dev),
+            &dir.path().join("nothing"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("model.bin"), "{err}");
     }
 }

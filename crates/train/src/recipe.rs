@@ -231,6 +231,11 @@ pub struct BuildOptions {
     pub resume: bool,
     /// Stop after this many training steps (a checkpoint is saved there).
     pub stop_after_steps: Option<usize>,
+    /// Start from the weights of an earlier run's checkpoint instead of fresh ones
+    /// ([`crate::checkpoint::warm_start`]): the run must use that run's tokenizer (resume with
+    /// its `train.jsonl`, `heldout.jsonl` and `tokenizer.json` copied into the work
+    /// directory), and trains with its own schedule.
+    pub init_from: Option<PathBuf>,
 }
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
@@ -428,6 +433,18 @@ pub fn build_demo<B: Backend>(
             qk_norm_scale: recipe.qk_norm_scale,
         },
     );
+    let model = match &options.init_from {
+        Some(at) => {
+            same_tokenizer(at, &tokenizer_json)?;
+            let model = crate::checkpoint::warm_start(model, at)?;
+            events(BuildEvent::Note(format!(
+                "weights from {} (a warm start: fresh optimizer and schedule)",
+                at.display()
+            )));
+            model
+        }
+        None => model,
+    };
     let total = recipe.train.steps;
     let checkpoints = Checkpointing {
         dir: work_dir.join("checkpoints"),
@@ -537,6 +554,35 @@ pub fn build_demo<B: Backend>(
         train_secs,
         finished: true,
     })
+}
+
+/// Refuses a warm start from a run whose tokenizer differs from this one's: the token ids
+/// would mean other text. The earlier run's `tokenizer.json` is looked for in the folders
+/// above the checkpoint (`<work>/checkpoints/step-N`); a checkpoint kept elsewhere is not
+/// checked.
+fn same_tokenizer(checkpoint: &Path, tokenizer_json: &str) -> Result<()> {
+    let Some(theirs) = checkpoint
+        .ancestors()
+        .skip(1)
+        .take(2)
+        .map(|d| d.join("tokenizer.json"))
+        .find(|f| f.is_file())
+    else {
+        return Ok(());
+    };
+    let text = std::fs::read_to_string(&theirs).map_err(|e| TrainError::io(&theirs, e))?;
+    let parse = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();
+    if parse(&text) != parse(tokenizer_json) {
+        return Err(TrainError::checkpoint(
+            checkpoint,
+            format!(
+                "that run's tokenizer ({}) is not this run's; copy its train.jsonl, \
+                 heldout.jsonl and tokenizer.json into the work directory and pass --resume",
+                theirs.display()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The first `per_domain` held-out rows of each domain, in file order.

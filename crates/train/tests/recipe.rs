@@ -80,8 +80,8 @@ fn stop_resume_export_and_evaluate_every_domain() {
         &work,
         &out,
         &BuildOptions {
-            resume: false,
             stop_after_steps: Some(3),
+            ..Default::default()
         },
         &mut |e| notes.push(format!("{e:?}")),
     )
@@ -115,7 +115,7 @@ fn stop_resume_export_and_evaluate_every_domain() {
         &out,
         &BuildOptions {
             resume: true,
-            stop_after_steps: None,
+            ..Default::default()
         },
         &mut |e| {
             if let agentworld_train::recipe::BuildEvent::Step(s, _) = e {
@@ -166,4 +166,75 @@ fn stop_resume_export_and_evaluate_every_domain() {
     assert_eq!(card["state_formats"]["web"], "axtree");
     assert_eq!(card["state_formats"]["os"], "osworld-tsv");
     assert_eq!(card["training"]["steps"], 5);
+
+    // A warm start from the finished run, at a learning rate too small to move a bf16 weight,
+    // exports that run's weights again: they came over from the checkpoint, not from a fresh
+    // initialisation.
+    let work2 = dir.path().join("work2");
+    std::fs::create_dir_all(&work2).unwrap();
+    for f in ["train.jsonl", "heldout.jsonl", "tokenizer.json"] {
+        std::fs::copy(work.join(f), work2.join(f)).unwrap();
+    }
+    let mut warm = recipe.clone();
+    warm.train.steps = 1;
+    warm.train.learning_rate = 1e-20;
+    warm.copy_stages.clear();
+    warm.eval_rows_per_domain = 1;
+    let out2 = dir.path().join("model2");
+    let mut notes = Vec::new();
+    build_demo::<burn::backend::Flex>(
+        &Default::default(),
+        &warm,
+        &sources,
+        &work2,
+        &out2,
+        &BuildOptions {
+            resume: true,
+            init_from: Some(work.join("checkpoints")),
+            ..Default::default()
+        },
+        &mut |e| notes.push(format!("{e:?}")),
+    )
+    .unwrap();
+    assert!(
+        notes.iter().any(|n| n.contains("weights from")),
+        "{notes:?}"
+    );
+    assert!(
+        std::fs::read(out2.join("model.safetensors")).unwrap()
+            == std::fs::read(out.join("model.safetensors")).unwrap(),
+        "the warm-started model is not the finished run's"
+    );
+
+    // A checkpoint of a run with another tokenizer is refused before any training.
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(other.join("checkpoints")).unwrap();
+    let latest = std::fs::read_to_string(work.join("checkpoints/latest")).unwrap();
+    let step_dir = other.join("checkpoints").join(latest.trim());
+    std::fs::create_dir_all(&step_dir).unwrap();
+    for f in ["model.bin", "state.json"] {
+        std::fs::copy(
+            work.join("checkpoints").join(latest.trim()).join(f),
+            step_dir.join(f),
+        )
+        .unwrap();
+    }
+    std::fs::write(other.join("tokenizer.json"), "{\"model\": {}}").unwrap();
+    let err = build_demo::<burn::backend::Flex>(
+        &Default::default(),
+        &warm,
+        &sources,
+        &work2,
+        &dir.path().join("model3"),
+        &BuildOptions {
+            resume: true,
+            init_from: Some(step_dir.clone()),
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("tokenizer"), "{err}");
+    assert!(!dir.path().join("model3").exists(), "nothing written");
 }

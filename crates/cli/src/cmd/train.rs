@@ -35,6 +35,12 @@ pub struct Args {
     /// --resume.
     #[arg(long)]
     stop_after_steps: Option<usize>,
+    /// Start from the weights of an earlier run's checkpoint (`<work>/checkpoints`, or one
+    /// `step-NNNNNN` folder in it) with a fresh optimizer and this run's schedule: to train a
+    /// finished model further. Copy that run's train.jsonl, heldout.jsonl and tokenizer.json
+    /// into the new work directory and pass --resume, so the data and token ids are the same.
+    #[arg(long)]
+    init_from: Option<PathBuf>,
     /// Optimizer steps (default: the recipe's).
     #[arg(long)]
     steps: Option<usize>,
@@ -299,11 +305,21 @@ pub fn run(args: Args) -> Result<()> {
             recipe.train.steps
         );
     }
+    if let Some(at) = &args.init_from
+        && !(at.join("model.bin").is_file() || at.join("latest").is_file())
+    {
+        bail!(
+            "--init-from {}: no checkpoint there (neither model.bin nor latest); give an earlier \
+             run's <work>/checkpoints or one step-NNNNNN folder in it",
+            at.display()
+        );
+    }
     let work = args.work.unwrap_or_else(|| args.out.with_extension("work"));
     let cases = args.cases.unwrap_or_else(paths::default_cases);
     let options = BuildOptions {
         resume: args.resume,
         stop_after_steps: args.stop_after_steps,
+        init_from: args.init_from,
     };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let sources = DemoSources::from_cases(&cases);
