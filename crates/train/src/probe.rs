@@ -143,6 +143,93 @@ pub fn teacher_forced<B: Backend>(
     Ok(by_domain.into_values().collect())
 }
 
+/// Orders of the n-gram copying rules [`copy_ceiling`] scores.
+pub const CEILING_ORDERS: [usize; 3] = [1, 3, 8];
+
+/// Caps on the suffix [`copy_ceiling`]'s longest-match rule compares, in tokens.
+pub const LONGEST_MATCH_CAPS: [usize; 3] = [4, 8, 16];
+
+/// How far copying rules, with no model, get on the copied tokens of one domain
+/// ([`copy_ceiling`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CopyCeiling {
+    /// Domain ([`Example::domain`]).
+    pub domain: String,
+    /// Copied completion tokens ([`copied_positions`]).
+    pub copied: usize,
+    /// Per order `n` of [`CEILING_ORDERS`], the copied tokens the `n`-gram rule predicts.
+    pub ngram_correct: Vec<usize>,
+    /// Per cap of [`LONGEST_MATCH_CAPS`], the copied tokens the longest-match rule predicts.
+    pub longest_correct: Vec<usize>,
+}
+
+/// Teacher-forced accuracy of two copying rules on the copied tokens of `examples`, per domain
+/// (in name order): what an induction circuit of a given reach could score at best.
+///
+/// - the `n`-gram rule (an induction head keyed on the last `n` tokens, Olsson et al., 2022)
+///   finds the latest place in the prompt where the `n` tokens before the target occur and
+///   predicts the token after it (nothing when they do not occur);
+/// - the longest-match rule predicts the token after the prompt position whose preceding
+///   tokens agree longest with those before the target (compared up to a cap of
+///   [`LONGEST_MATCH_CAPS`]; the latest such position on a tie): a copy that keeps its place
+///   in the source, as far as the cap lets it tell places apart.
+///
+/// A state copied into the completion repeats short n-grams many times over (`[`, `bounds`,
+/// a run of digits), so an n-gram rule jumps to the wrong line where the longest match does
+/// not.
+pub fn copy_ceiling(examples: &[Example]) -> Vec<CopyCeiling> {
+    let mut by_domain: BTreeMap<String, CopyCeiling> = BTreeMap::new();
+    for e in examples {
+        let c = by_domain
+            .entry(e.domain.clone())
+            .or_insert_with(|| CopyCeiling {
+                domain: e.domain.clone(),
+                ngram_correct: vec![0; CEILING_ORDERS.len()],
+                longest_correct: vec![0; LONGEST_MATCH_CAPS.len()],
+                ..Default::default()
+            });
+        let p = e.completion_start.min(e.ids.len());
+        let ids = &e.ids;
+        for (k, copied) in copied_positions(e).into_iter().enumerate() {
+            if !copied {
+                continue;
+            }
+            let t = p + k;
+            c.copied += 1;
+            for (slot, &n) in CEILING_ORDERS.iter().enumerate() {
+                if t < n {
+                    continue;
+                }
+                let key = &ids[t - n..t];
+                let hit = (n..p).rev().find(|&j| ids[j - n..j] == *key);
+                if hit.is_some_and(|j| ids[j] == ids[t]) {
+                    c.ngram_correct[slot] += 1;
+                }
+            }
+            let widest = LONGEST_MATCH_CAPS.iter().copied().max().unwrap_or(0);
+            // Per cap: (match length, position) of the best prompt position so far.
+            let mut best: Vec<Option<(usize, usize)>> = vec![None; LONGEST_MATCH_CAPS.len()];
+            for j in 1..p {
+                let m = (0..widest.min(j).min(t))
+                    .take_while(|&i| ids[j - 1 - i] == ids[t - 1 - i])
+                    .count();
+                for (b, &cap) in best.iter_mut().zip(&LONGEST_MATCH_CAPS) {
+                    let m = m.min(cap);
+                    if m > 0 && b.is_none_or(|(bm, _)| m >= bm) {
+                        *b = Some((m, j));
+                    }
+                }
+            }
+            for (slot, b) in best.into_iter().enumerate() {
+                if b.is_some_and(|(_, j)| ids[j] == ids[t]) {
+                    c.longest_correct[slot] += 1;
+                }
+            }
+        }
+    }
+    by_domain.into_values().collect()
+}
+
 /// One line per domain: `domain acc 0.912 copied 0.950 (812) new 0.410 loss 0.31`.
 pub fn format_accuracy(figures: &[TokenAccuracy]) -> String {
     figures
@@ -211,6 +298,26 @@ mod tests {
             );
             assert!((a.nll - b.nll).abs() < 1e-4, "{} vs {}", a.nll, b.nll);
         }
+    }
+
+    #[test]
+    fn longest_match_keeps_its_place_where_short_ngrams_jump() {
+        // prompt: 5 1 2 6 | 7 1 2 8 | 9 (two lines sharing "1 2"); completion: the first line.
+        let e = Example {
+            ids: vec![5, 1, 2, 6, 7, 1, 2, 8, 9, 5, 1, 2, 6],
+            completion_start: 9,
+            domain: "t".into(),
+            row_id: String::new(),
+        };
+        // Only the last token ("5 1 2 6") is copied by the probe's rule.
+        assert_eq!(copied_positions(&e), vec![false, false, false, true]);
+        let c = &copy_ceiling(&[e])[0];
+        assert_eq!(c.copied, 1);
+        // After "... 1 2", the latest "2" and "1 2" of the prompt are followed by 8: wrong;
+        // "5 1 2" (order 3) and the longest match point at the first line: right; order 8
+        // finds nothing.
+        assert_eq!(c.ngram_correct, vec![0, 1, 0]);
+        assert_eq!(c.longest_correct, vec![1, 1, 1]);
     }
 
     #[test]
