@@ -16,7 +16,10 @@ use std::path::PathBuf;
 use agentworld_engine::Engine;
 use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_train::dataset::build_examples;
-use agentworld_train::probe::{CEILING_ORDERS, LONGEST_MATCH_CAPS, copy_ceiling, teacher_forced};
+use agentworld_train::probe::{
+    CEILING_ORDERS, LONGEST_MATCH_CAPS, TokenScore, context_needed, copied_positions, copy_ceiling,
+    teacher_forced, teacher_forced_tokens,
+};
 use agentworld_train::recipe::pick_eval_rows;
 use agentworld_world::row::read_jsonl_file;
 
@@ -37,13 +40,20 @@ fn main() -> anyhow::Result<()> {
         &tokenizer,
         &ChatTemplate::agentworld(),
     )?;
-    let model = if dir.join("model.safetensors").is_file() {
+    let engine = if dir.join("model.safetensors").is_file() {
         let device = Default::default();
-        let engine = Engine::<burn::backend::Flex>::load_dir(&dir, &device, &mut |_, _| {})?;
-        Some(teacher_forced(&engine.model, &examples, 4096)?)
+        Some(Engine::<burn::backend::Flex>::load_dir(
+            &dir,
+            &device,
+            &mut |_, _| {},
+        )?)
     } else {
         None
     };
+    let model = engine
+        .as_ref()
+        .map(|e| teacher_forced(&e.model, &examples, 4096))
+        .transpose()?;
     let columns: Vec<String> = CEILING_ORDERS
         .iter()
         .map(|n| format!("{n}-gram"))
@@ -73,5 +83,54 @@ fn main() -> anyhow::Result<()> {
             rules.join(" | ")
         );
     }
+    if let Some(engine) = &engine {
+        breakdown(
+            &examples,
+            &teacher_forced_tokens(&engine.model, &examples, 4096)?,
+        );
+    }
     Ok(())
+}
+
+/// The model's accuracy on copied tokens by the context the longest-match rule needs to place
+/// them.
+fn breakdown(examples: &[agentworld_train::dataset::Example], scores: &[Vec<TokenScore>]) {
+    const BUCKETS: [(usize, usize, &str); 4] =
+        [(1, 1, "1"), (2, 3, "2-3"), (4, 7, "4-7"), (8, 16, "8-16")];
+    let mut table: std::collections::BTreeMap<String, Vec<(usize, usize)>> = Default::default();
+    for (e, s) in examples.iter().zip(scores) {
+        let row = table
+            .entry(e.domain.clone())
+            .or_insert_with(|| vec![(0, 0); BUCKETS.len() + 1]);
+        let copied = copied_positions(e);
+        for ((need, score), copied) in context_needed(e, 16).into_iter().zip(s).zip(copied) {
+            if !copied {
+                continue;
+            }
+            let slot = need
+                .and_then(|n| BUCKETS.iter().position(|b| (b.0..=b.1).contains(&n)))
+                .unwrap_or(BUCKETS.len());
+            row[slot].0 += 1;
+            row[slot].1 += usize::from(score.right);
+        }
+    }
+    println!();
+    println!(
+        "Model accuracy on copied tokens, by the context the longest match needs to place them (tokens in brackets):"
+    );
+    println!();
+    let heads: Vec<String> = BUCKETS
+        .iter()
+        .map(|b| b.2.to_string())
+        .chain(["more than 16".to_string()])
+        .collect();
+    println!("| domain | {} |", heads.join(" | "));
+    println!("|---|{}", "---|".repeat(heads.len()));
+    for (domain, row) in table {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|&(n, right)| format!("{:.3} ({n})", right as f64 / n.max(1) as f64))
+            .collect();
+        println!("| {domain} | {} |", cells.join(" | "));
+    }
 }

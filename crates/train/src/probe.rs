@@ -72,6 +72,15 @@ pub fn copied_positions(e: &Example) -> Vec<bool> {
         .collect()
 }
 
+/// One completion token scored teacher-forced ([`teacher_forced_tokens`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TokenScore {
+    /// The top logit was the true token.
+    pub right: bool,
+    /// Log-probability of the true token, in nats.
+    pub log_prob: f64,
+}
+
 /// Teacher-forced accuracy of `model` on `examples`, per domain (in name order); batches of
 /// similar length hold at most `tokens_per_batch` padded tokens.
 ///
@@ -82,8 +91,38 @@ pub fn teacher_forced<B: Backend>(
     examples: &[Example],
     tokens_per_batch: usize,
 ) -> Result<Vec<TokenAccuracy>> {
-    let device = model.embed_tokens.weight.device();
+    let scores = teacher_forced_tokens(model, examples, tokens_per_batch)?;
     let mut by_domain: BTreeMap<String, TokenAccuracy> = BTreeMap::new();
+    for (e, scores) in examples.iter().zip(&scores) {
+        let acc = by_domain
+            .entry(e.domain.clone())
+            .or_insert_with(|| TokenAccuracy {
+                domain: e.domain.clone(),
+                ..Default::default()
+            });
+        for (c, s) in copied_positions(e).into_iter().zip(scores) {
+            acc.tokens += 1;
+            acc.correct += usize::from(s.right);
+            acc.copied += usize::from(c);
+            acc.copied_correct += usize::from(c && s.right);
+            acc.nll -= s.log_prob;
+        }
+    }
+    Ok(by_domain.into_values().collect())
+}
+
+/// Every completion token of every example scored teacher-forced: entry `i` holds example
+/// `i`'s completion tokens in order (as [`copied_positions`] lists them).
+///
+/// # Errors
+/// As [`teacher_forced`].
+pub fn teacher_forced_tokens<B: Backend>(
+    model: &Qwen35Moe<B>,
+    examples: &[Example],
+    tokens_per_batch: usize,
+) -> Result<Vec<Vec<TokenScore>>> {
+    let device = model.embed_tokens.weight.device();
+    let mut out = vec![Vec::new(); examples.len()];
     for batch in crate::dataset::batches(examples, tokens_per_batch, 0) {
         let rows: Vec<&Example> = batch.iter().map(|&i| &examples[i]).collect();
         let len = rows.iter().map(|e| e.ids.len()).max().unwrap_or(1) - 1;
@@ -94,6 +133,7 @@ pub fn teacher_forced<B: Backend>(
             let mut row = e.ids[..n].to_vec();
             row.resize(len, 0);
             ids.push(row);
+            // Position `t` predicts `ids[t + 1]`; completion tokens start at `completion_start`.
             for t in e.completion_start.saturating_sub(1)..n {
                 picked.push((r * len + t) as i64);
                 targets.push(e.ids[t + 1] as i64);
@@ -114,33 +154,24 @@ pub fn teacher_forced<B: Backend>(
             TensorData::new(targets.clone(), [1, count, 1]),
             &device,
         );
-        let nll = log_probs
+        let picked_log_probs = log_probs
             .gather(2, target_tensor)
             .into_data()
             .convert::<f64>();
-        let nll = nll.to_vec::<f64>().unwrap_or_default();
+        let picked_log_probs = picked_log_probs.to_vec::<f64>().unwrap_or_default();
         let mut k = 0;
-        for e in &rows {
-            let copied = copied_positions(e);
-            let acc = by_domain
-                .entry(e.domain.clone())
-                .or_insert_with(|| TokenAccuracy {
-                    domain: e.domain.clone(),
-                    ..Default::default()
+        for (&i, e) in batch.iter().zip(&rows) {
+            let n = e.ids.len() - 1;
+            for _ in e.completion_start.saturating_sub(1)..n {
+                out[i].push(TokenScore {
+                    right: best.get(k) == targets.get(k),
+                    log_prob: picked_log_probs.get(k).copied().unwrap_or(0.0),
                 });
-            // Position `t` predicts `ids[t + 1]`; completion tokens start at `completion_start`.
-            for &c in &copied[..] {
-                let right = best.get(k) == targets.get(k);
-                acc.tokens += 1;
-                acc.correct += usize::from(right);
-                acc.copied += usize::from(c);
-                acc.copied_correct += usize::from(c && right);
-                acc.nll -= nll.get(k).copied().unwrap_or(0.0);
                 k += 1;
             }
         }
     }
-    Ok(by_domain.into_values().collect())
+    Ok(out)
 }
 
 /// Orders of the n-gram copying rules [`copy_ceiling`] scores.
@@ -230,6 +261,42 @@ pub fn copy_ceiling(examples: &[Example]) -> Vec<CopyCeiling> {
     by_domain.into_values().collect()
 }
 
+/// For each completion token of `e` the probe counts as copied, the fewest tokens of context
+/// (1 to `max_context`) with which the longest-match rule of [`copy_ceiling`] predicts it;
+/// `None` for tokens not copied or not predicted even with `max_context`. Entry `k` is for
+/// the token at `e.ids[e.completion_start + k]`: how hard each copied token is to place.
+pub fn context_needed(e: &Example, max_context: usize) -> Vec<Option<usize>> {
+    let p = e.completion_start.min(e.ids.len());
+    let ids = &e.ids;
+    copied_positions(e)
+        .into_iter()
+        .enumerate()
+        .map(|(k, copied)| {
+            if !copied {
+                return None;
+            }
+            let t = p + k;
+            let lengths: Vec<usize> = (0..p)
+                .map(|j| {
+                    (0..max_context.min(j).min(t))
+                        .take_while(|&i| ids[j - 1 - i] == ids[t - 1 - i])
+                        .count()
+                })
+                .collect();
+            (1..=max_context).find(|&cap| {
+                let mut best: Option<(usize, usize)> = None;
+                for (j, &m) in lengths.iter().enumerate() {
+                    let m = m.min(cap);
+                    if m > 0 && best.is_none_or(|(bm, _)| m >= bm) {
+                        best = Some((m, j));
+                    }
+                }
+                best.is_some_and(|(_, j)| ids[j] == ids[t])
+            })
+        })
+        .collect()
+}
+
 /// One line per domain: `domain acc 0.912 copied 0.950 (812) new 0.410 loss 0.31`.
 pub fn format_accuracy(figures: &[TokenAccuracy]) -> String {
     figures
@@ -311,13 +378,15 @@ mod tests {
         };
         // Only the last token ("5 1 2 6") is copied by the probe's rule.
         assert_eq!(copied_positions(&e), vec![false, false, false, true]);
-        let c = &copy_ceiling(&[e])[0];
+        let c = &copy_ceiling(std::slice::from_ref(&e))[0];
         assert_eq!(c.copied, 1);
         // After "... 1 2", the latest "2" and "1 2" of the prompt are followed by 8: wrong;
         // "5 1 2" (order 3) and the longest match point at the first line: right; order 8
         // finds nothing.
         assert_eq!(c.ngram_correct, vec![0, 1, 0]);
         assert_eq!(c.longest_correct, vec![1, 1, 1]);
+        // It takes 3 tokens of context ("5 1 2") to place the copied token.
+        assert_eq!(context_needed(&e, 16), vec![None, None, None, Some(3)]);
     }
 
     #[test]
