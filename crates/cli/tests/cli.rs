@@ -216,6 +216,53 @@ fn data_terminal_writes_agentworldbench_rows() {
     }
 }
 
+#[test]
+fn data_android_cuts_training_rows_from_made_up_screens_on_request() {
+    let dumps =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/cases/android");
+    if !dumps.is_dir() {
+        eprintln!("skipped: ../shared/cases is not there");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("rows.jsonl");
+    let args = |share: &'static str| {
+        vec![
+            "data",
+            "android",
+            "--n",
+            "20",
+            "--synthetic-share",
+            share,
+            "--dumps",
+            dumps.to_str().unwrap(),
+            "--out",
+            out_file.to_str().unwrap(),
+        ]
+    };
+    let o = agentworld(&args("1.5"));
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("not a share between 0 and 1"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!out_file.exists(), "nothing written");
+
+    let o = agentworld(&args("1"));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&out_file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 20);
+    for r in &rows {
+        let synthetic = r["source"] == "synthetic";
+        assert_eq!(synthetic, r["split"] == "train", "{}", r["id"]);
+    }
+}
+
 /// A fake OpenAI-compatible server on loopback that streams reasoning then content, the way
 /// vLLM with `--reasoning-parser qwen3` does.
 fn fake_server() -> (String, std::thread::JoinHandle<String>) {

@@ -75,6 +75,8 @@ pub fn copied_positions(e: &Example) -> Vec<bool> {
 /// One completion token scored teacher-forced ([`teacher_forced_tokens`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TokenScore {
+    /// The token of the top logit.
+    pub top: u32,
     /// The top logit was the true token.
     pub right: bool,
     /// Log-probability of the true token, in nats.
@@ -164,6 +166,7 @@ pub fn teacher_forced_tokens<B: Backend>(
             let n = e.ids.len() - 1;
             for _ in e.completion_start.saturating_sub(1)..n {
                 out[i].push(TokenScore {
+                    top: best.get(k).map_or(0, |&t| t as u32),
                     right: best.get(k) == targets.get(k),
                     log_prob: picked_log_probs.get(k).copied().unwrap_or(0.0),
                 });

@@ -75,6 +75,11 @@ pub struct DemoRecipe {
     pub terminal_rows: usize,
     /// Android rows to generate.
     pub android_rows: usize,
+    /// Share of the Android training rows cut from made-up screens
+    /// ([`agentworld_world::data::android::screen`]) instead of the dumps (0: none, as the
+    /// shipped model was trained).
+    #[serde(default)]
+    pub android_synthetic_share: f64,
     /// Web rows to generate.
     pub web_rows: usize,
     /// OS (desktop) rows to generate.
@@ -139,6 +144,7 @@ impl Default for DemoRecipe {
             seed: 7,
             terminal_rows: 2500,
             android_rows: 2500,
+            android_synthetic_share: 0.0,
             web_rows: 2500,
             os_rows: 2500,
             vocab_size: 4096,

@@ -38,6 +38,7 @@ fn tiny_recipe() -> DemoRecipe {
             },
         ],
         rename_share: 0.5,
+        android_synthetic_share: 0.5,
         probe_every: 2,
         probe_rows_per_domain: 2,
         ..Default::default()

@@ -51,6 +51,10 @@ pub struct Args {
     /// Folder of AT-SPI desktop trees (OS). Default: ../shared/cases/os.
     #[arg(long)]
     trees: Option<PathBuf>,
+    /// Share of Android training rows cut from made-up screens instead of the dumps
+    /// (held-out rows always come from a held-out dump).
+    #[arg(long, default_value_t = 0.0)]
+    synthetic_share: f64,
     /// System prompt style: `demo` (the short prompts the demo model is trained with) or
     /// `full` (our full domain prompts).
     #[arg(long, default_value = "demo")]
@@ -58,6 +62,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if !(0.0..=1.0).contains(&args.synthetic_share) {
+        anyhow::bail!(
+            "--synthetic-share {} is not a share between 0 and 1",
+            args.synthetic_share
+        );
+    }
     let full = args.prompts == "full";
     let prompt = |domain: Domain, demo: &str| -> String {
         if full {
@@ -81,6 +91,7 @@ pub fn run(args: Args) -> Result<()> {
                 n: args.n,
                 seed: args.seed,
                 dumps,
+                synthetic_share: args.synthetic_share,
                 system_prompt: prompt(Domain::Android, ANDROID_PROMPT),
                 ..Default::default()
             })?

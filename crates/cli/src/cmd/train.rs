@@ -78,6 +78,10 @@ pub struct Args {
     /// made-up ones, so that only copying predicts them (default: the recipe's).
     #[arg(long)]
     rename_share: Option<f64>,
+    /// Share of the Android training rows cut from made-up screens instead of the 4 real
+    /// dumps, so that remembering screens does not predict them (default: the recipe's, 0).
+    #[arg(long)]
+    android_synthetic_share: Option<f64>,
     /// A length ramp at the start of the world-model phase, `STEPS:TOKENS`: for STEPS steps
     /// batches hold only examples up to a limit that grows from TOKENS to the longest
     /// (`none`: no ramp; default: the recipe's).
@@ -244,6 +248,12 @@ pub fn run(args: Args) -> Result<()> {
             bail!("--rename-share must be between 0 and 1, got {share}");
         }
         recipe.rename_share = share;
+    }
+    if let Some(share) = args.android_synthetic_share {
+        if !(0.0..=1.0).contains(&share) {
+            bail!("--android-synthetic-share must be between 0 and 1, got {share}");
+        }
+        recipe.android_synthetic_share = share;
     }
     if let Some(ramp) = &args.length_ramp {
         recipe.train.length_ramp =

@@ -70,6 +70,7 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         n: recipe.android_rows,
         seed: recipe.seed,
         dumps: Dump::load_dir(&sources.android_dumps)?,
+        synthetic_share: recipe.android_synthetic_share,
         system_prompt: ANDROID_PROMPT.into(),
         ..Default::default()
     })?;

@@ -18,12 +18,14 @@
 pub mod augment;
 pub mod moves;
 pub mod pick;
+pub mod screen;
 #[cfg(test)]
 mod tests;
 
 use augment::{pick_subtree, renumber_bounds, replace_texts, shuffle_texts, toggle_flags};
 use moves::{insert_list, insert_overlay, scroll_lists};
 use pick::{KINDS, Kind, pick_step, thinking};
+use screen::synthetic_screen;
 
 use super::rng::Rng;
 use super::row_tokens;
@@ -82,6 +84,10 @@ pub struct AndroidDataConfig {
     pub max_multi_turn_state_chars: usize,
     /// Largest estimated token count of a row ([`super::row_tokens`]).
     pub max_row_tokens: usize,
+    /// Share of training rows whose state is cut from a made-up screen
+    /// ([`screen::synthetic_screen`], `source` "synthetic") instead of a dump; held-out rows
+    /// always come from held-out dumps.
+    pub synthetic_share: f64,
     /// The system prompt written into each row.
     pub system_prompt: String,
 }
@@ -99,6 +105,7 @@ impl Default for AndroidDataConfig {
             max_turns: 4,
             max_multi_turn_state_chars: 550,
             max_row_tokens: 1500,
+            synthetic_share: 0.0,
             system_prompt: prompts::builtin(Domain::Android).to_string(),
         }
     }
@@ -160,11 +167,14 @@ pub fn generate_android(cfg: &AndroidDataConfig) -> Result<Vec<Row>> {
         } else {
             1
         };
+        // Drawn after the turn count, so a share of 0 leaves every row as it was.
+        let synthetic =
+            split == Split::Train && cfg.synthetic_share > 0.0 && draw.chance(cfg.synthetic_share);
         let row = (0..40u64)
             .find_map(|attempt| {
                 let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
                 let turns_n = wanted.saturating_sub(attempt as usize / 10).max(1);
-                let mut row = episode(cfg, pool, &mut rng, k, turns_n)?;
+                let mut row = episode(cfg, pool, &mut rng, k, turns_n, synthetic)?;
                 row.split = Some(split);
                 (row_tokens(&row) <= cfg.max_row_tokens).then_some(row)
             })
@@ -185,8 +195,16 @@ fn episode(
     rng: &mut Rng,
     k: usize,
     turns_n: usize,
+    synthetic: bool,
 ) -> Option<Row> {
-    let (source, base) = rng.pick(pool)?;
+    let made;
+    let (source, base) = if synthetic {
+        made = synthetic_screen(rng);
+        ("synthetic", &made)
+    } else {
+        let (name, tree) = rng.pick(pool)?;
+        (name.as_str(), tree)
+    };
     let multi = turns_n > 1;
     let weights: Vec<u32> = KINDS.iter().map(|(_, w)| *w).collect();
     let mut kinds = vec![KINDS[rng.weighted(&weights)].0];
@@ -273,6 +291,6 @@ fn episode(
         turns,
     );
     row.thinking = Some(last_thinking);
-    row.extra.insert("source".into(), source.clone().into());
+    row.extra.insert("source".into(), source.into());
     Some(row)
 }
