@@ -18,7 +18,7 @@ use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_train::dataset::build_examples;
 use agentworld_train::probe::{
     CEILING_ORDERS, LONGEST_MATCH_CAPS, TokenScore, context_needed, copied_positions, copy_ceiling,
-    teacher_forced, teacher_forced_tokens,
+    teacher_forced_tokens,
 };
 use agentworld_train::recipe::pick_eval_rows;
 use agentworld_world::row::read_jsonl_file;
@@ -30,7 +30,9 @@ fn main() -> anyhow::Result<()> {
             .unwrap_or_else(|| "public/models/agentworld-demo".into()),
     );
     let per_domain: usize = match args.next() {
-        Some(s) => s.parse()?,
+        Some(s) => s
+            .parse()
+            .map_err(|e| anyhow::anyhow!("ROWS_PER_DOMAIN {s:?}: {e}"))?,
         None => 16,
     };
     let rows = read_jsonl_file(dir.join("heldout.jsonl"))?;
@@ -50,10 +52,19 @@ fn main() -> anyhow::Result<()> {
     } else {
         None
     };
-    let model = engine
+    // As the training probe: rows longer than the model's context are left out.
+    let examples: Vec<_> = match &engine {
+        Some(e) => examples
+            .into_iter()
+            .filter(|x| x.ids.len() <= e.config.max_position_embeddings)
+            .collect(),
+        None => examples,
+    };
+    let scores = engine
         .as_ref()
-        .map(|e| teacher_forced(&e.model, &examples, 4096))
+        .map(|e| teacher_forced_tokens(&e.model, &examples, 4096))
         .transpose()?;
+    let model = scores.as_ref().map(|s| aggregate(&examples, s));
     let columns: Vec<String> = CEILING_ORDERS
         .iter()
         .map(|n| format!("{n}-gram"))
@@ -74,8 +85,10 @@ fn main() -> anyhow::Result<()> {
             .collect();
         let mine = model
             .as_ref()
-            .and_then(|m| m.iter().find(|a| a.domain == c.domain))
-            .map_or("-".to_string(), |a| format!("{:.3}", a.copy_accuracy()));
+            .and_then(|m| m.iter().find(|a| a.0 == c.domain))
+            .map_or("-".to_string(), |a| {
+                format!("{:.3}", a.2 as f64 / a.1.max(1) as f64)
+            });
         println!(
             "| {} | {} | {} | {mine} |",
             c.domain,
@@ -90,6 +103,22 @@ fn main() -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The model's copied-token accuracy per domain: (domain, copied tokens, right).
+fn aggregate(
+    examples: &[agentworld_train::dataset::Example],
+    scores: &[Vec<TokenScore>],
+) -> Vec<(String, usize, usize)> {
+    let mut by: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for (e, s) in examples.iter().zip(scores) {
+        let entry = by.entry(e.domain.clone()).or_default();
+        for (copied, score) in copied_positions(e).into_iter().zip(s) {
+            entry.0 += usize::from(copied);
+            entry.1 += usize::from(copied && score.right);
+        }
+    }
+    by.into_iter().map(|(d, (n, r))| (d, n, r)).collect()
 }
 
 /// The model's accuracy on copied tokens by the context the longest-match rule needs to place
@@ -122,7 +151,7 @@ fn breakdown(examples: &[agentworld_train::dataset::Example], scores: &[Vec<Toke
     let heads: Vec<String> = BUCKETS
         .iter()
         .map(|b| b.2.to_string())
-        .chain(["more than 16".to_string()])
+        .chain(["not placed within 16".to_string()])
         .collect();
     println!("| domain | {} |", heads.join(" | "));
     println!("|---|{}", "---|".repeat(heads.len()));

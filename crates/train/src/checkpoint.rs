@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use agentworld_model::Qwen35Moe;
+use agentworld_model::layers::decoder_layer::{Mixer, MixerRecord};
 use burn::module::Module;
 use burn::optim::Optimizer;
 use burn::record::{BinFileRecorder, FullPrecisionSettings, Recorder};
@@ -93,9 +94,59 @@ pub fn warm_start<B: AutodiffBackend>(model: Qwen35Moe<B>, at: &Path) -> Result<
     }
     let expected = param_shapes(&model);
     let device = model.embed_tokens.weight.device();
-    let loaded = model
-        .load_file(at.join("model"), &recorder(), &device)
-        .map_err(|e| TrainError::checkpoint(&file, e))?;
+    // burn asserts (panics) when a record has another layer count, another layer kind or
+    // another head tying than the module it is loaded into, so the record's structure is
+    // checked first; shapes after.
+    let record: <Qwen35Moe<B> as Module<B>>::Record =
+        Recorder::<B>::load(&recorder(), at.join("model"), &device)
+            .map_err(|e| TrainError::checkpoint(&file, e))?;
+    let kinds = |mixers: Vec<bool>| {
+        mixers
+            .into_iter()
+            .map(|linear| {
+                if linear {
+                    "linear_attention"
+                } else {
+                    "full_attention"
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let theirs = kinds(
+        record
+            .layers
+            .iter()
+            .map(|l| matches!(l.mixer, MixerRecord::LinearAttention(_)))
+            .collect(),
+    );
+    let ours = kinds(
+        model
+            .layers
+            .iter()
+            .map(|l| matches!(l.mixer, Mixer::LinearAttention(_)))
+            .collect(),
+    );
+    if theirs != ours || record.lm_head.is_some() != model.lm_head.is_some() {
+        return Err(TrainError::checkpoint(
+            &file,
+            format!(
+                "its weights do not fit this model (layers {theirs:?}, {} lm_head in the \
+                 checkpoint; {ours:?}, {} here); warm-start from a run with the same model \
+                 shape and tokenizer",
+                if record.lm_head.is_some() {
+                    "an"
+                } else {
+                    "no (tied)"
+                },
+                if model.lm_head.is_some() {
+                    "an"
+                } else {
+                    "no (tied)"
+                },
+            ),
+        ));
+    }
+    let loaded = model.load_record(record);
     let found = param_shapes(&loaded);
     if found != expected {
         let first = expected
@@ -260,6 +311,24 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("do not fit this model"), "{err}");
+        // Another layer count or kind: burn would panic loading it; refused instead.
+        for (layers, kinds) in [
+            (
+                3,
+                serde_json::json!(["linear_attention", "full_attention", "linear_attention"]),
+            ),
+            (2, serde_json::json!(["full_attention", "full_attention"])),
+        ] {
+            let mut j: serde_json::Value =
+                serde_json::from_str(&serde_json::to_string(&config(16)).unwrap()).unwrap();
+            j["num_hidden_layers"] = layers.into();
+            j["layer_types"] = kinds;
+            let other = Qwen35MoeConfig::from_json_str(&j.to_string(), "test").unwrap();
+            let err = warm_start(Qwen35Moe::<B>::init(&other, &dev), dir.path())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("do not fit this model"), "{err}");
+        }
         let err = warm_start(
             Qwen35Moe::<B>::init(&config(16), &dev),
             &dir.path().join("nothing"),

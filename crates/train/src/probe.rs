@@ -62,12 +62,18 @@ impl TokenAccuracy {
     }
 }
 
+/// The first completion token the probe scores: `completion_start`, except that the first
+/// token of a sequence (with no prompt) is never scored, nothing comes before it.
+pub fn first_scored(e: &Example) -> usize {
+    e.completion_start.max(1)
+}
+
 /// Which completion positions of `e` are copied (see the module docs): entry `k` is for the
-/// token at `e.ids[e.completion_start + k]`.
+/// token at `e.ids[first_scored(e) + k]`.
 pub fn copied_positions(e: &Example) -> Vec<bool> {
     let prompt = &e.ids[..e.completion_start.min(e.ids.len())];
     let grams: HashSet<&[u32]> = prompt.windows(COPY_CONTEXT).collect();
-    (e.completion_start..e.ids.len())
+    (first_scored(e)..e.ids.len())
         .map(|t| t + 1 >= COPY_CONTEXT && grams.contains(&e.ids[t + 1 - COPY_CONTEXT..=t]))
         .collect()
 }
@@ -135,8 +141,8 @@ pub fn teacher_forced_tokens<B: Backend>(
             let mut row = e.ids[..n].to_vec();
             row.resize(len, 0);
             ids.push(row);
-            // Position `t` predicts `ids[t + 1]`; completion tokens start at `completion_start`.
-            for t in e.completion_start.saturating_sub(1)..n {
+            // Position `t` predicts `ids[t + 1]`.
+            for t in first_scored(e) - 1..n {
                 picked.push((r * len + t) as i64);
                 targets.push(e.ids[t + 1] as i64);
             }
@@ -164,7 +170,7 @@ pub fn teacher_forced_tokens<B: Backend>(
         let mut k = 0;
         for (&i, e) in batch.iter().zip(&rows) {
             let n = e.ids.len() - 1;
-            for _ in e.completion_start.saturating_sub(1)..n {
+            for _ in first_scored(e) - 1..n {
                 out[i].push(TokenScore {
                     top: best.get(k).map_or(0, |&t| t as u32),
                     right: best.get(k) == targets.get(k),
@@ -198,7 +204,9 @@ pub struct CopyCeiling {
 }
 
 /// Teacher-forced accuracy of two copying rules on the copied tokens of `examples`, per domain
-/// (in name order): what an induction circuit of a given reach could score at best.
+/// (in name order): what an induction circuit of a given reach would score. Not an upper
+/// bound: the rules look only in the prompt and take the latest match on a tie, where a model
+/// may do better.
 ///
 /// - the `n`-gram rule (an induction head keyed on the last `n` tokens, Olsson et al., 2022)
 ///   finds the latest place in the prompt where the `n` tokens before the target occur and
@@ -228,7 +236,7 @@ pub fn copy_ceiling(examples: &[Example]) -> Vec<CopyCeiling> {
             if !copied {
                 continue;
             }
-            let t = p + k;
+            let t = first_scored(e) + k;
             c.copied += 1;
             for (slot, &n) in CEILING_ORDERS.iter().enumerate() {
                 if t < n {
@@ -267,7 +275,7 @@ pub fn copy_ceiling(examples: &[Example]) -> Vec<CopyCeiling> {
 /// For each completion token of `e` the probe counts as copied, the fewest tokens of context
 /// (1 to `max_context`) with which the longest-match rule of [`copy_ceiling`] predicts it;
 /// `None` for tokens not copied or not predicted even with `max_context`. Entry `k` is for
-/// the token at `e.ids[e.completion_start + k]`: how hard each copied token is to place.
+/// the token at `e.ids[first_scored(e) + k]`: how hard each copied token is to place.
 pub fn context_needed(e: &Example, max_context: usize) -> Vec<Option<usize>> {
     let p = e.completion_start.min(e.ids.len());
     let ids = &e.ids;
@@ -278,7 +286,7 @@ pub fn context_needed(e: &Example, max_context: usize) -> Vec<Option<usize>> {
             if !copied {
                 return None;
             }
-            let t = p + k;
+            let t = first_scored(e) + k;
             let lengths: Vec<usize> = (0..p)
                 .map(|j| {
                     (0..max_context.min(j).min(t))
@@ -347,6 +355,14 @@ mod tests {
             ex("os", vec![7, 8, 9, 10, 11, 12], 2),
             ex("web", vec![3, 3, 3, 3, 3, 3, 3], 4),
         ];
+        // Per-token scores line up with the copied flags, a sequence without prompt included.
+        let mut with_empty_prompt = examples.clone();
+        with_empty_prompt.push(ex("os", vec![4, 5, 6], 0));
+        let scores = teacher_forced_tokens(&model, &with_empty_prompt, 64).unwrap();
+        for (e, s) in with_empty_prompt.iter().zip(&scores) {
+            assert_eq!(s.len(), copied_positions(e).len(), "{:?}", e.ids);
+            assert_eq!(s.len(), context_needed(e, 4).len());
+        }
         let figures = teacher_forced(&model, &examples, 64).unwrap();
         let names: Vec<&str> = figures.iter().map(|f| f.domain.as_str()).collect();
         assert_eq!(names, ["os", "web"]);

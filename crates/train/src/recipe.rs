@@ -299,6 +299,11 @@ pub fn build_demo<B: Backend>(
     events: &mut dyn FnMut(BuildEvent),
 ) -> Result<BuildSummary> {
     std::fs::create_dir_all(work_dir).map_err(|e| TrainError::io(work_dir, e))?;
+    // The warm start's tokenizer is read before anything here is written.
+    let init_tokenizer = match &options.init_from {
+        Some(at) => Some(source_tokenizer(at, work_dir)?),
+        None => None,
+    };
     let files = ["train.jsonl", "heldout.jsonl", "tokenizer.json"].map(|f| work_dir.join(f));
     let reuse = options.resume && files.iter().all(|f| f.exists());
     events(BuildEvent::Phase("data"));
@@ -329,7 +334,11 @@ pub fn build_demo<B: Backend>(
         train_rows.len(),
         test_rows.len(),
         work_dir.display(),
-        if reuse { " (read back to resume)" } else { "" }
+        if reuse {
+            " (read back to resume: the options that make data do not apply)"
+        } else {
+            ""
+        }
     )));
 
     events(BuildEvent::Phase("tokenizer"));
@@ -441,7 +450,13 @@ pub fn build_demo<B: Backend>(
     );
     let model = match &options.init_from {
         Some(at) => {
-            same_tokenizer(at, &tokenizer_json)?;
+            match init_tokenizer.flatten() {
+                Some((path, text)) => same_tokenizer(&path, &text, &tokenizer_json)?,
+                None => events(BuildEvent::Note(format!(
+                    "no tokenizer.json beside {}: not checked that it is this run's",
+                    at.display()
+                ))),
+            }
             let model = crate::checkpoint::warm_start(model, at)?;
             events(BuildEvent::Note(format!(
                 "weights from {} (a warm start: fresh optimizer and schedule)",
@@ -562,30 +577,48 @@ pub fn build_demo<B: Backend>(
     })
 }
 
-/// Refuses a warm start from a run whose tokenizer differs from this one's: the token ids
-/// would mean other text. The earlier run's `tokenizer.json` is looked for in the folders
-/// above the checkpoint (`<work>/checkpoints/step-N`); a checkpoint kept elsewhere is not
-/// checked.
-fn same_tokenizer(checkpoint: &Path, tokenizer_json: &str) -> Result<()> {
-    let Some(theirs) = checkpoint
+/// The tokenizer of the run a warm start comes from: its path and text, looked for in the
+/// folders above the checkpoint (`<work>/checkpoints/step-N`); `None` for a checkpoint kept
+/// elsewhere. A checkpoint inside this run's own checkpoint directory is refused: the run
+/// overwrites it (and removes older checkpoints as it saves new ones).
+fn source_tokenizer(checkpoint: &Path, work_dir: &Path) -> Result<Option<(PathBuf, String)>> {
+    let at = checkpoint
+        .canonicalize()
+        .map_err(|e| TrainError::io(checkpoint, e))?;
+    if let Ok(own) = work_dir.join("checkpoints").canonicalize()
+        && at.starts_with(&own)
+    {
+        return Err(TrainError::checkpoint(
+            checkpoint,
+            format!(
+                "it is in this run's own checkpoint directory ({}), which the run overwrites; \
+                 give this run another --work or --out, or copy the checkpoint elsewhere",
+                own.display()
+            ),
+        ));
+    }
+    let Some(path) = at
         .ancestors()
         .skip(1)
         .take(2)
         .map(|d| d.join("tokenizer.json"))
         .find(|f| f.is_file())
     else {
-        return Ok(());
+        return Ok(None);
     };
-    let text = std::fs::read_to_string(&theirs).map_err(|e| TrainError::io(&theirs, e))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| TrainError::io(&path, e))?;
+    Ok(Some((path, text)))
+}
+
+/// Refuses a warm start from a run whose tokenizer (`theirs`, read from `path`) differs from
+/// this one's: the token ids would mean other text.
+fn same_tokenizer(path: &Path, theirs: &str, ours: &str) -> Result<()> {
     let parse = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();
-    if parse(&text) != parse(tokenizer_json) {
+    if parse(theirs) != parse(ours) {
         return Err(TrainError::checkpoint(
-            checkpoint,
-            format!(
-                "that run's tokenizer ({}) is not this run's; copy its train.jsonl, \
-                 heldout.jsonl and tokenizer.json into the work directory and pass --resume",
-                theirs.display()
-            ),
+            path,
+            "that run's tokenizer is not this run's; copy its train.jsonl, heldout.jsonl and \
+             tokenizer.json into the work directory and pass --resume",
         ));
     }
     Ok(())

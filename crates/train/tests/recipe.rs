@@ -238,4 +238,22 @@ fn stop_resume_export_and_evaluate_every_domain() {
     .to_string();
     assert!(err.contains("tokenizer"), "{err}");
     assert!(!dir.path().join("model3").exists(), "nothing written");
+
+    // A checkpoint in the run's own checkpoint directory is refused: the run would overwrite it.
+    let err = build_demo::<burn::backend::Flex>(
+        &Default::default(),
+        &warm,
+        &sources,
+        &work2,
+        &dir.path().join("model4"),
+        &BuildOptions {
+            resume: true,
+            init_from: Some(work2.join("checkpoints")),
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("own checkpoint directory"), "{err}");
 }

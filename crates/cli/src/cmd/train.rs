@@ -38,7 +38,8 @@ pub struct Args {
     /// Start from the weights of an earlier run's checkpoint (`<work>/checkpoints`, or one
     /// `step-NNNNNN` folder in it) with a fresh optimizer and this run's schedule: to train a
     /// finished model further. Copy that run's train.jsonl, heldout.jsonl and tokenizer.json
-    /// into the new work directory and pass --resume, so the data and token ids are the same.
+    /// into the new work directory and pass --resume, so the token ids are the same (the data
+    /// is then read back: options that make data do not apply; edit train.jsonl to change it).
     #[arg(long)]
     init_from: Option<PathBuf>,
     /// Optimizer steps (default: the recipe's).
@@ -80,6 +81,7 @@ pub struct Args {
     rename_share: Option<f64>,
     /// Share of the Android training rows cut from made-up screens instead of the 4 real
     /// dumps, so that remembering screens does not predict them (default: the recipe's, 0).
+    /// Applies when the data is made, not when --resume reads it back.
     #[arg(long)]
     android_synthetic_share: Option<f64>,
     /// A length ramp at the start of the world-model phase, `STEPS:TOKENS`: for STEPS steps

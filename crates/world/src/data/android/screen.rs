@@ -158,7 +158,7 @@ fn widget(rng: &mut Rng, class: &str, depth: usize, bounds: Bounds, package: &st
 }
 
 /// A made-up screen (see the module docs): a root window of 1080 × 1920–2400 pixels and
-/// 4 to about 40 nodes, in pre-order.
+/// 4 to 46 nodes, in pre-order.
 pub fn synthetic_screen(rng: &mut Rng) -> AndroidTree {
     let package = format!(
         "com.{}.{}",

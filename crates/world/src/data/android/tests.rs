@@ -201,13 +201,22 @@ fn made_up_screens_tile_their_parents_and_make_exact_rows() {
         }
         replay(row);
     }
-    // A share of 0 leaves the rows as they were.
-    assert_eq!(
-        generate_android(&AndroidDataConfig {
-            synthetic_share: 0.0,
-            ..cfg(30, 5)
-        })
-        .unwrap(),
-        generate_android(&cfg(30, 5)).unwrap()
+    // The rows a share leaves on the dumps are the rows of share 0, row for row.
+    let half = generate_android(&AndroidDataConfig {
+        synthetic_share: 0.5,
+        ..cfg(40, 5)
+    })
+    .unwrap();
+    let none = generate_android(&cfg(40, 5)).unwrap();
+    let kept: Vec<usize> = (0..half.len())
+        .filter(|&i| half[i].extra["source"] != "synthetic")
+        .collect();
+    assert!(
+        kept.len() > 5 && kept.len() < 35,
+        "{} rows kept",
+        kept.len()
     );
+    for i in kept {
+        assert_eq!(half[i], none[i]);
+    }
 }
