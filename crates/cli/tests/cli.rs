@@ -261,6 +261,17 @@ fn data_android_cuts_training_rows_from_made_up_screens_on_request() {
         let synthetic = r["source"] == "synthetic";
         assert_eq!(synthetic, r["split"] == "train", "{}", r["id"]);
     }
+
+    // Renaming, as the recipe does it: training rows only.
+    let mut renamed = args("0");
+    renamed.extend(["--rename-share", "1"]);
+    let o = agentworld(&renamed);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("content words renamed in"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 /// A fake OpenAI-compatible server on loopback that streams reasoning then content, the way

@@ -8,6 +8,7 @@ use agentworld_world::data::{
     AndroidDataConfig, AtspiTree, OsDataConfig, TerminalDataConfig, WebDataConfig, WebPage,
     generate_android, generate_os, generate_terminal, generate_web,
 };
+use agentworld_world::data::{RenameConfig, rename_content};
 use agentworld_world::row::write_jsonl_file;
 use agentworld_world::{Domain, PromptSet, Split};
 use anyhow::{Context, Result};
@@ -55,6 +56,10 @@ pub struct Args {
     /// (held-out rows always come from a held-out dump).
     #[arg(long, default_value_t = 0.0)]
     synthetic_share: f64,
+    /// Share of the training rows (Web, Android, OS) whose content words are renamed to
+    /// made-up ones, as `train demo` does (its default: 0.8); 0 keeps them.
+    #[arg(long, default_value_t = 0.0)]
+    rename_share: f64,
     /// System prompt style: `demo` (the short prompts the demo model is trained with) or
     /// `full` (our full domain prompts).
     #[arg(long, default_value = "demo")]
@@ -62,6 +67,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if !(0.0..=1.0).contains(&args.rename_share) {
+        anyhow::bail!(
+            "--rename-share {} is not a share between 0 and 1",
+            args.rename_share
+        );
+    }
     if !(0.0..=1.0).contains(&args.synthetic_share) {
         anyhow::bail!(
             "--synthetic-share {} is not a share between 0 and 1",
@@ -76,7 +87,7 @@ pub fn run(args: Args) -> Result<()> {
             demo.into()
         }
     };
-    let rows = match args.kind {
+    let mut rows = match args.kind {
         Kind::Terminal => generate_terminal(&TerminalDataConfig {
             n: args.n,
             seed: args.seed,
@@ -126,6 +137,21 @@ pub fn run(args: Args) -> Result<()> {
             })?
         }
     };
+    if args.rename_share > 0.0 {
+        // As the recipe: only training rows, seeded by the data seed.
+        let (mut train, test): (Vec<_>, Vec<_>) =
+            rows.into_iter().partition(|r| r.split != Some(Split::Test));
+        let renamed = rename_content(
+            &mut train,
+            &RenameConfig {
+                share: args.rename_share,
+                seed: args.seed,
+                ..Default::default()
+            },
+        );
+        eprintln!("content words renamed in {renamed} training rows");
+        rows = train.into_iter().chain(test).collect();
+    }
     write_jsonl_file(&args.out, &rows)?;
     let held = rows.iter().filter(|r| r.split == Some(Split::Test)).count();
     eprintln!(

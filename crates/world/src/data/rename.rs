@@ -223,12 +223,40 @@ fn kept_words(rows: &[&Row], keep_share: f64) -> HashSet<String> {
         }
     }
     let need = (keep_share * rows.len() as f64).ceil().max(1.0) as usize;
+    let content = generator_content_words();
     kept.extend(
         df.into_iter()
-            .filter(|&(w, n)| n >= need && sources.get(w).is_some_and(|s| s.len() >= 2))
+            .filter(|&(w, n)| {
+                n >= need && sources.get(w).is_some_and(|s| s.len() >= 2) && !content.contains(w)
+            })
             .map(|(w, _)| w.to_string()),
     );
     kept
+}
+
+/// The words the generators themselves draw content from (the built-in site's names, products,
+/// cities and adjectives; the Android texts of augmented and made-up screens): content
+/// however often they occur. Found in many rows of many sources, they passed for format words
+/// and were kept, and the model learned them: on held-out Web pages it wrote a training
+/// site's name ("Coralbay", 693 training page titles) in place of the real one.
+fn generator_content_words() -> HashSet<&'static str> {
+    let site = &crate::data::web::site::TRAIN_WORDS;
+    let lists: [&[&'static str]; 9] = [
+        site.first,
+        site.last,
+        site.company,
+        site.product,
+        site.adjective,
+        site.city,
+        &crate::data::android::augment::UI_TEXTS,
+        &crate::data::android::moves::ITEM_TEXTS,
+        &crate::data::android::screen::SHORT_TEXTS,
+    ];
+    lists
+        .into_iter()
+        .flatten()
+        .flat_map(|text| words(text).map(move |(a, b)| &text[a..b]))
+        .collect()
 }
 
 /// Renames one row's content words; `None` when nothing is renamed or the renamed actions no
@@ -337,6 +365,23 @@ mod tests {
         );
         row.thinking = Some(format!("Typing \"{text}\" fills the field."));
         row
+    }
+
+    #[test]
+    fn generator_words_are_content_however_common() {
+        // "Coralbay" (a built-in site name) and "Zorbex" are in every row of two sources; only
+        // the one that is not a generator's word passes for a format word.
+        let rows: Vec<Row> = (0..10)
+            .map(|i| {
+                let mut r = android_row("Coralbay Zorbex");
+                r.extra
+                    .insert("source".into(), format!("dump-{}", i % 2).into());
+                r
+            })
+            .collect();
+        let kept = kept_words(&rows.iter().collect::<Vec<_>>(), 0.05);
+        assert!(kept.contains("Zorbex"), "{kept:?}");
+        assert!(!kept.contains("Coralbay"), "{kept:?}");
     }
 
     #[test]

@@ -27,7 +27,7 @@ const ID_WORDS: [&str; 24] = [
 ];
 
 /// Short texts beside the UI words: counts, times, prices, dates.
-const SHORT_TEXTS: [&str; 16] = [
+pub const SHORT_TEXTS: [&str; 16] = [
     "3 new",
     "12:45",
     "$19.99",
