@@ -544,6 +544,7 @@ pub fn build_demo<B: Backend>(
         &test_rows,
         recipe,
         &history,
+        options.init_from.as_deref(),
     )?;
 
     events(BuildEvent::Phase("eval"));

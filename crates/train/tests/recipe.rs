@@ -167,6 +167,7 @@ fn stop_resume_export_and_evaluate_every_domain() {
     assert_eq!(card["state_formats"]["web"], "axtree");
     assert_eq!(card["state_formats"]["os"], "osworld-tsv");
     assert_eq!(card["training"]["steps"], 5);
+    assert!(card["training"]["init_from"].is_null(), "{card}");
 
     // A warm start from the finished run, at a learning rate too small to move a bf16 weight,
     // exports that run's weights again: they came over from the checkpoint, not from a fresh
@@ -205,6 +206,15 @@ fn stop_resume_export_and_evaluate_every_domain() {
         std::fs::read(out2.join("model.safetensors")).unwrap()
             == std::fs::read(out.join("model.safetensors")).unwrap(),
         "the warm-started model is not the finished run's"
+    );
+    let card2: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out2.join("agentworld.json")).unwrap())
+            .unwrap();
+    assert!(
+        card2["training"]["init_from"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("checkpoints")),
+        "{card2}"
     );
 
     // A checkpoint of a run with another tokenizer is refused before any training.

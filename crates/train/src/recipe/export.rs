@@ -25,6 +25,7 @@ pub(super) fn export_dir<B: Backend>(
     test_rows: &[Row],
     recipe: &DemoRecipe,
     history: &[StepInfo],
+    init_from: Option<&Path>,
 ) -> Result<()> {
     std::fs::create_dir_all(out).map_err(|e| TrainError::io(out, e))?;
     let tokenizer = Tokenizer::from_bytes(tokenizer_json.as_bytes())?;
@@ -86,6 +87,8 @@ pub(super) fn export_dir<B: Backend>(
             "final_loss": history.last().map(|s| s.loss),
             "seconds": history.last().map(|s| s.elapsed_secs),
             "command": "agentworld train demo --out <dir>",
+            // A warm start trained from an earlier run's weights: `steps` counts this run's.
+            "init_from": init_from.map(|p| p.display().to_string()),
         },
     });
     write(
