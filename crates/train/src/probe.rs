@@ -249,27 +249,40 @@ pub fn copy_ceiling(examples: &[Example]) -> Vec<CopyCeiling> {
                 }
             }
             let widest = LONGEST_MATCH_CAPS.iter().copied().max().unwrap_or(0);
-            // Per cap: (match length, position) of the best prompt position so far.
-            let mut best: Vec<Option<(usize, usize)>> = vec![None; LONGEST_MATCH_CAPS.len()];
-            for j in 1..p {
-                let m = (0..widest.min(j).min(t))
-                    .take_while(|&i| ids[j - 1 - i] == ids[t - 1 - i])
-                    .count();
-                for (b, &cap) in best.iter_mut().zip(&LONGEST_MATCH_CAPS) {
-                    let m = m.min(cap);
-                    if m > 0 && b.is_none_or(|(bm, _)| m >= bm) {
-                        *b = Some((m, j));
-                    }
-                }
-            }
-            for (slot, b) in best.into_iter().enumerate() {
-                if b.is_some_and(|(_, j)| ids[j] == ids[t]) {
+            let lengths = match_lengths(ids, p, t, widest);
+            for (slot, &cap) in LONGEST_MATCH_CAPS.iter().enumerate() {
+                if longest_match(&lengths, cap).is_some_and(|j| ids[j] == ids[t]) {
                     c.longest_correct[slot] += 1;
                 }
             }
         }
     }
     by_domain.into_values().collect()
+}
+
+/// For each prompt position `j < p`, how many tokens before it agree with those before `t`
+/// (up to `widest`).
+fn match_lengths(ids: &[u32], p: usize, t: usize, widest: usize) -> Vec<usize> {
+    (0..p)
+        .map(|j| {
+            (0..widest.min(j).min(t))
+                .take_while(|&i| ids[j - 1 - i] == ids[t - 1 - i])
+                .count()
+        })
+        .collect()
+}
+
+/// The longest-match rule's pick: the position with the longest match compared up to `cap`
+/// tokens, the latest on a tie; `None` when nothing matches.
+fn longest_match(lengths: &[usize], cap: usize) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    for (j, &m) in lengths.iter().enumerate() {
+        let m = m.min(cap);
+        if m > 0 && best.is_none_or(|(bm, _)| m >= bm) {
+            best = Some((m, j));
+        }
+    }
+    best.map(|(_, j)| j)
 }
 
 /// For each completion token of `e` the probe counts as copied, the fewest tokens of context
@@ -287,23 +300,9 @@ pub fn context_needed(e: &Example, max_context: usize) -> Vec<Option<usize>> {
                 return None;
             }
             let t = first_scored(e) + k;
-            let lengths: Vec<usize> = (0..p)
-                .map(|j| {
-                    (0..max_context.min(j).min(t))
-                        .take_while(|&i| ids[j - 1 - i] == ids[t - 1 - i])
-                        .count()
-                })
-                .collect();
-            (1..=max_context).find(|&cap| {
-                let mut best: Option<(usize, usize)> = None;
-                for (j, &m) in lengths.iter().enumerate() {
-                    let m = m.min(cap);
-                    if m > 0 && best.is_none_or(|(bm, _)| m >= bm) {
-                        best = Some((m, j));
-                    }
-                }
-                best.is_some_and(|(_, j)| ids[j] == ids[t])
-            })
+            let lengths = match_lengths(ids, p, t, max_context);
+            (1..=max_context)
+                .find(|&cap| longest_match(&lengths, cap).is_some_and(|j| ids[j] == ids[t]))
         })
         .collect()
 }
