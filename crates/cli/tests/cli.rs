@@ -248,6 +248,15 @@ fn data_android_cuts_training_rows_from_made_up_screens_on_request() {
         text(&o.stderr)
     );
     assert!(!out_file.exists(), "nothing written");
+    let mut web = args("1");
+    web[1] = "web";
+    let o = agentworld(&web);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("for `data android`"),
+        "{}",
+        text(&o.stderr)
+    );
 
     let o = agentworld(&args("1"));
     assert!(o.status.success(), "{}", text(&o.stderr));

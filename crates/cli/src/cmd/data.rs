@@ -73,6 +73,9 @@ pub fn run(args: Args) -> Result<()> {
             args.rename_share
         );
     }
+    if args.synthetic_share > 0.0 && !matches!(args.kind, Kind::Android) {
+        anyhow::bail!("--synthetic-share is for `data android` (made-up Android screens) only");
+    }
     if !(0.0..=1.0).contains(&args.synthetic_share) {
         anyhow::bail!(
             "--synthetic-share {} is not a share between 0 and 1",
