@@ -35,10 +35,13 @@ use crate::trainer::{CurriculumStage, Probe, StepInfo, TrainConfig, train_probed
 
 mod data;
 mod export;
+mod warm;
 pub use data::{
     ANDROID_PROMPT, DemoSources, OS_PROMPT, PROMPTS, TERMINAL_PROMPT, WEB_PROMPT, make_data,
 };
 use export::export_dir;
+pub use export::record_evaluation;
+use warm::{same_tokenizer, source_tokenizer};
 
 /// The model card's description.
 pub const DESCRIPTION: &str = "A toy Qwen3.5-MoE world model trained by agentworld from scratch on real terminal transitions (real bash in sandboxes) and on exactly computed GUI transitions: Android edits on real UI dumps, Web page edits and navigation (BrowserGym accessibility trees of real and built-in pages), and desktop actions (OSWorld accessibility tables of real AT-SPI trees and a mini desktop). It shows the whole loop running on a laptop; it is not a substitute for Qwen-AgentWorld.";
@@ -246,34 +249,6 @@ pub struct BuildOptions {
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
     std::fs::write(path, bytes).map_err(|e| TrainError::io(path, e))
-}
-
-/// Records held-out figures in a model's card (`agentworld.json`, key `evaluation`), replacing
-/// earlier ones. The card is rewritten through a temporary file, so a failure leaves the old
-/// card whole.
-///
-/// # Errors
-/// The card is missing, is not JSON, or cannot be written.
-pub fn record_evaluation(
-    model_dir: &Path,
-    rows_per_domain: usize,
-    max_tokens: usize,
-    evaluation: &[DomainSummary],
-) -> Result<()> {
-    let card_path = model_dir.join("agentworld.json");
-    let mut card: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(&card_path).map_err(|e| TrainError::io(&card_path, e))?,
-    )
-    .map_err(|e| TrainError::Data(format!("{}: {e}", card_path.display())))?;
-    card["evaluation"] = serde_json::json!({
-        "rows_per_domain": rows_per_domain,
-        "max_tokens": max_tokens,
-        "domains": evaluation,
-        "command": "agentworld eval fidelity --model <dir>",
-    });
-    let tmp = model_dir.join("agentworld.json.tmp");
-    write(&tmp, serde_json::to_string_pretty(&card).expect("json"))?;
-    std::fs::rename(&tmp, &card_path).map_err(|e| TrainError::io(&card_path, e))
 }
 
 /// Runs the whole recipe. `sources` names the real states the data starts from
@@ -576,53 +551,6 @@ pub fn build_demo<B: Backend>(
         train_secs,
         finished: true,
     })
-}
-
-/// The tokenizer of the run a warm start comes from: its path and text, looked for in the
-/// folders above the checkpoint (`<work>/checkpoints/step-N`); `None` for a checkpoint kept
-/// elsewhere. A checkpoint inside this run's own checkpoint directory is refused: the run
-/// overwrites it (and removes older checkpoints as it saves new ones).
-fn source_tokenizer(checkpoint: &Path, work_dir: &Path) -> Result<Option<(PathBuf, String)>> {
-    let at = checkpoint
-        .canonicalize()
-        .map_err(|e| TrainError::io(checkpoint, e))?;
-    if let Ok(own) = work_dir.join("checkpoints").canonicalize()
-        && at.starts_with(&own)
-    {
-        return Err(TrainError::checkpoint(
-            checkpoint,
-            format!(
-                "it is in this run's own checkpoint directory ({}), which the run overwrites; \
-                 give this run another --work or --out, or copy the checkpoint elsewhere",
-                own.display()
-            ),
-        ));
-    }
-    let Some(path) = at
-        .ancestors()
-        .skip(1)
-        .take(2)
-        .map(|d| d.join("tokenizer.json"))
-        .find(|f| f.is_file())
-    else {
-        return Ok(None);
-    };
-    let text = std::fs::read_to_string(&path).map_err(|e| TrainError::io(&path, e))?;
-    Ok(Some((path, text)))
-}
-
-/// Refuses a warm start from a run whose tokenizer (`theirs`, read from `path`) differs from
-/// this one's: the token ids would mean other text.
-fn same_tokenizer(path: &Path, theirs: &str, ours: &str) -> Result<()> {
-    let parse = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();
-    if parse(theirs) != parse(ours) {
-        return Err(TrainError::checkpoint(
-            path,
-            "that run's tokenizer is not this run's; copy its train.jsonl, heldout.jsonl and \
-             tokenizer.json into the work directory and pass --resume",
-        ));
-    }
-    Ok(())
 }
 
 /// The first `per_domain` held-out rows of each domain, in file order.

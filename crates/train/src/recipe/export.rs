@@ -11,7 +11,7 @@ use burn::tensor::backend::Backend;
 
 use super::{DESCRIPTION, DemoRecipe, PROMPTS, write};
 use crate::error::{Result, TrainError};
-use crate::eval::state_format;
+use crate::eval::{DomainSummary, state_format};
 use crate::plot::loss_curve_svg;
 use crate::tokenizer::tokenizer_config;
 use crate::trainer::StepInfo;
@@ -95,4 +95,32 @@ pub(super) fn export_dir<B: Backend>(
         &out.join("agentworld.json"),
         serde_json::to_string_pretty(&card).expect("json"),
     )
+}
+
+/// Records held-out figures in a model's card (`agentworld.json`, key `evaluation`), replacing
+/// earlier ones. The card is rewritten through a temporary file, so a failure leaves the old
+/// card whole.
+///
+/// # Errors
+/// The card is missing, is not JSON, or cannot be written.
+pub fn record_evaluation(
+    model_dir: &Path,
+    rows_per_domain: usize,
+    max_tokens: usize,
+    evaluation: &[DomainSummary],
+) -> Result<()> {
+    let card_path = model_dir.join("agentworld.json");
+    let mut card: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&card_path).map_err(|e| TrainError::io(&card_path, e))?,
+    )
+    .map_err(|e| TrainError::Data(format!("{}: {e}", card_path.display())))?;
+    card["evaluation"] = serde_json::json!({
+        "rows_per_domain": rows_per_domain,
+        "max_tokens": max_tokens,
+        "domains": evaluation,
+        "command": "agentworld eval fidelity --model <dir>",
+    });
+    let tmp = model_dir.join("agentworld.json.tmp");
+    write(&tmp, serde_json::to_string_pretty(&card).expect("json"))?;
+    std::fs::rename(&tmp, &card_path).map_err(|e| TrainError::io(&card_path, e))
 }
