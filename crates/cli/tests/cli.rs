@@ -217,7 +217,7 @@ fn data_terminal_writes_agentworldbench_rows() {
 }
 
 #[test]
-fn data_android_cuts_training_rows_from_made_up_screens_on_request() {
+fn data_cuts_training_rows_from_made_up_states_on_request() {
     let dumps =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/cases/android");
     if !dumps.is_dir() {
@@ -248,15 +248,31 @@ fn data_android_cuts_training_rows_from_made_up_screens_on_request() {
         text(&o.stderr)
     );
     assert!(!out_file.exists(), "nothing written");
-    let mut web = args("1");
-    web[1] = "web";
-    let o = agentworld(&web);
+    let mut terminal = args("1");
+    terminal[1] = "terminal";
+    let o = agentworld(&terminal);
     assert!(!o.status.success());
     assert!(
-        text(&o.stderr).contains("for `data android`"),
+        text(&o.stderr).contains("terminal rows are real bash"),
         "{}",
         text(&o.stderr)
     );
+    assert!(!out_file.exists(), "nothing written");
+    // Web sites and OS desktops are made up the same way (their default sources).
+    for domain in ["web", "os"] {
+        let mut other = args("1");
+        other[1] = domain;
+        other.drain(6..8); // --dumps DIR
+        let o = agentworld(&other);
+        assert!(o.status.success(), "{domain}: {}", text(&o.stderr));
+        let rows = std::fs::read_to_string(&out_file).unwrap();
+        for line in rows.lines() {
+            let r: serde_json::Value = serde_json::from_str(line).unwrap();
+            let synthetic = r["source"] == "synthetic";
+            assert_eq!(synthetic, r["split"] == "train", "{domain} {}", r["id"]);
+        }
+        std::fs::remove_file(&out_file).unwrap();
+    }
 
     let o = agentworld(&args("1"));
     assert!(o.status.success(), "{}", text(&o.stderr));

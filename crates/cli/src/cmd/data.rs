@@ -52,8 +52,9 @@ pub struct Args {
     /// Folder of AT-SPI desktop trees (OS). Default: ../shared/cases/os.
     #[arg(long)]
     trees: Option<PathBuf>,
-    /// Share of Android training rows cut from made-up screens instead of the dumps
-    /// (held-out rows always come from a held-out dump).
+    /// Share of the training rows on made-up states instead of the real and built-in ones:
+    /// Android screens, Web sites or OS desktops (held-out rows never change); not for
+    /// terminal rows, which are real bash.
     #[arg(long, default_value_t = 0.0)]
     synthetic_share: f64,
     /// Share of the training rows (Web, Android, OS) whose content words are renamed to
@@ -73,8 +74,10 @@ pub fn run(args: Args) -> Result<()> {
             args.rename_share
         );
     }
-    if args.synthetic_share > 0.0 && !matches!(args.kind, Kind::Android) {
-        anyhow::bail!("--synthetic-share is for `data android` (made-up Android screens) only");
+    if args.synthetic_share > 0.0 && matches!(args.kind, Kind::Terminal) {
+        anyhow::bail!(
+            "--synthetic-share is for `data android|web|os` (made-up states); terminal rows are real bash"
+        );
     }
     if !(0.0..=1.0).contains(&args.synthetic_share) {
         anyhow::bail!(
@@ -121,6 +124,7 @@ pub fn run(args: Args) -> Result<()> {
                 seed: args.seed,
                 pages,
                 held_out: Some(vec!["basic_iframe_site_inner-iframe".into()]),
+                synthetic_share: args.synthetic_share,
                 system_prompt: prompt(Domain::Web, WEB_PROMPT),
                 ..Default::default()
             })?
@@ -135,6 +139,7 @@ pub fn run(args: Args) -> Result<()> {
                 n: args.n,
                 seed: args.seed,
                 trees,
+                synthetic_share: args.synthetic_share,
                 system_prompt: prompt(Domain::Os, OS_PROMPT),
                 ..Default::default()
             })?

@@ -16,7 +16,10 @@
 //!
 //! Held-out rows (every `test_every`-th) come only from held-out real trees or from mini
 //! desktops holding the held-out Find dialog, with held-out word lists ([`build::TEST_WORDS`]);
-//! training rows never use them. Each row names its desktop in an extra `source` field.
+//! training rows never use them. Each row names its desktop in an extra `source` field. A
+//! share of the training rows (`synthetic_share`) starts from a made-up desktop instead
+//! ([`build::made_up`]: windows whose titles, controls, layout and words are new in every row,
+//! so they cannot be remembered).
 
 pub mod build;
 pub mod desktop;
@@ -81,6 +84,10 @@ pub struct OsDataConfig {
     pub real_fraction: f64,
     /// Largest estimated token count of a row ([`super::row_tokens`]).
     pub max_row_tokens: usize,
+    /// Share of training rows on a made-up desktop ([`build::made_up`], `source`
+    /// "synthetic") instead of a mini desktop or a real tree; held-out rows never use one. 0
+    /// leaves every row as it was without them.
+    pub synthetic_share: f64,
     /// The system prompt written into each row.
     pub system_prompt: String,
 }
@@ -99,6 +106,7 @@ impl Default for OsDataConfig {
             max_turns: 4,
             real_fraction: 0.3,
             max_row_tokens: 1300,
+            synthetic_share: 0.0,
             system_prompt: prompts::builtin(Domain::Os).to_string(),
         }
     }
@@ -148,10 +156,14 @@ pub fn generate_os(cfg: &OsDataConfig) -> Result<Vec<Row>> {
             Split::Train
         };
         let pool = if split == Split::Test { &test } else { &train };
+        // drawn from a stream of its own, so a share of 0 leaves every row as it was
+        let made = split == Split::Train
+            && cfg.synthetic_share > 0.0
+            && Rng::fork(cfg.seed, (k as u64) << 8 | 255).chance(cfg.synthetic_share);
         let row = (0..40u64)
             .find_map(|attempt| {
                 let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
-                let mut row = episode(cfg, pool, &mut rng, k)?;
+                let mut row = episode(cfg, pool, &mut rng, k, made)?;
                 row.split = Some(split);
                 (row_tokens(&row) <= cfg.max_row_tokens).then_some(row)
             })
@@ -166,7 +178,7 @@ pub fn generate_os(cfg: &OsDataConfig) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-fn episode(cfg: &OsDataConfig, pool: &Pool, rng: &mut Rng, k: usize) -> Option<Row> {
+fn episode(cfg: &OsDataConfig, pool: &Pool, rng: &mut Rng, k: usize, made: bool) -> Option<Row> {
     let turns = if cfg.max_turns > 1 && rng.chance(cfg.multi_turn_fraction) {
         rng.range(2, cfg.max_turns as i64) as usize
     } else {
@@ -177,7 +189,9 @@ fn episode(cfg: &OsDataConfig, pool: &Pool, rng: &mut Rng, k: usize) -> Option<R
     } else {
         cfg.max_state_chars
     };
-    let (source, start) = if !pool.trees.is_empty() && rng.chance(cfg.real_fraction) {
+    let (source, start) = if made {
+        build::made_up(rng)
+    } else if !pool.trees.is_empty() && rng.chance(cfg.real_fraction) {
         let (name, tree) = rng.pick(&pool.trees)?;
         // leave room for a window opened by a launcher
         (

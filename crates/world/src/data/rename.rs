@@ -168,6 +168,35 @@ pub fn made_up_word(rng: &mut Rng, len: usize, like: &str) -> String {
     }
 }
 
+/// `lo` to `hi` words (first capitalised) for made-up states: each a made-up word three times
+/// in five, else one of `common` (real words of that kind of screen, so text is not all
+/// invented).
+pub fn made_up_phrase(rng: &mut Rng, lo: usize, hi: usize, common: &[&str]) -> String {
+    let n = lo + rng.below(hi.saturating_sub(lo) + 1);
+    (0..n)
+        .map(|i| {
+            let like = if i == 0 { "Aa" } else { "a" };
+            match rng.pick(common) {
+                Some(w) if !rng.chance(0.6) => {
+                    if i == 0 {
+                        let mut c = w.chars();
+                        c.next()
+                            .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                            .unwrap_or_default()
+                    } else {
+                        w.to_string()
+                    }
+                }
+                _ => {
+                    let len = 3 + rng.below(6);
+                    made_up_word(rng, len, like)
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `text` with every word in `map` replaced.
 fn apply(text: &str, map: &HashMap<String, String>) -> String {
     let mut out = String::with_capacity(text.len());

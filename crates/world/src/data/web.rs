@@ -17,9 +17,12 @@
 //! `go_back` returns to the previous one as it was left; actions on disabled, missing or inert
 //! elements leave the page unchanged. Held-out rows (every `test_every`-th) come only from the
 //! held-out real pages, the held-out built-in family and the held-out word lists; training
-//! rows never use them. Each row names its page in an extra `source` field.
+//! rows never use them. Each row names its page in an extra `source` field. A share of the
+//! training rows (`synthetic_share`) is on made-up sites instead ([`made`]: a layout and words
+//! new in every row, so they cannot be remembered).
 
 pub mod html;
+pub mod made;
 pub mod page;
 pub mod pick;
 pub mod site;
@@ -82,6 +85,10 @@ pub struct WebDataConfig {
     pub real_page_fraction: f64,
     /// Largest estimated token count of a row ([`super::row_tokens`]).
     pub max_row_tokens: usize,
+    /// Share of training rows on a made-up site ([`made`], `source` "synthetic") instead of a
+    /// real page or a built-in family; held-out rows never use one. 0 leaves every row as
+    /// it was without them.
+    pub synthetic_share: f64,
     /// The system prompt written into each row.
     pub system_prompt: String,
 }
@@ -100,6 +107,7 @@ impl Default for WebDataConfig {
             max_turns: 4,
             real_page_fraction: 0.3,
             max_row_tokens: 1300,
+            synthetic_share: 0.0,
             system_prompt: prompts::builtin(Domain::Web).to_string(),
         }
     }
@@ -110,6 +118,8 @@ impl Default for WebDataConfig {
 enum Source {
     Real(String, Page),
     Builtin(Family),
+    /// A made-up site ([`made`]).
+    Made,
 }
 
 /// One split's sources and words.
@@ -189,12 +199,16 @@ pub fn generate_web(cfg: &WebDataConfig) -> Result<Vec<Row>> {
             Split::Train
         };
         let pool = if split == Split::Test { &test } else { &train };
+        // drawn from a stream of its own, so a share of 0 leaves every row as it was
+        let made = split == Split::Train
+            && cfg.synthetic_share > 0.0
+            && Rng::fork(cfg.seed, (k as u64) << 8 | 255).chance(cfg.synthetic_share);
         let row = (0..60u64)
             .find_map(|attempt| {
                 let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
                 // late attempts drop to one turn, in case every multi-turn try is too long
                 let turns_cap = if attempt >= 40 { 1 } else { max_turns };
-                let mut row = episode(cfg, pool, &mut rng, k, turns_cap)?;
+                let mut row = episode(cfg, pool, &mut rng, k, turns_cap, made)?;
                 row.split = Some(split);
                 (row_tokens(&row) <= cfg.max_row_tokens).then_some(row)
             })
@@ -213,6 +227,7 @@ pub fn generate_web(cfg: &WebDataConfig) -> Result<Vec<Row>> {
 fn open(source: &Source, rng: &mut Rng, words: &Words) -> Browser {
     match source {
         Source::Builtin(f) => site::build(*f, rng, words),
+        Source::Made => made::build(rng),
         Source::Real(_, page) => {
             let mut page = page.clone();
             let base = 1 + rng.below(30);
@@ -230,8 +245,11 @@ fn episode(
     rng: &mut Rng,
     k: usize,
     max_turns: usize,
+    made: bool,
 ) -> Option<Row> {
-    let source = if !pool.real.is_empty() && rng.chance(cfg.real_page_fraction) {
+    let source = if made {
+        Source::Made
+    } else if !pool.real.is_empty() && rng.chance(cfg.real_page_fraction) {
         let (name, page) = rng.pick(&pool.real)?;
         // a page with nothing to act on gives only no-ops: take it less often
         if page.nodes.iter().all(|n| n.role == "StaticText") && rng.chance(0.6) {
@@ -245,6 +263,7 @@ fn episode(
     let name = match &source {
         Source::Real(n, _) => n.clone(),
         Source::Builtin(f) => f.source().to_string(),
+        Source::Made => "synthetic".to_string(),
     };
     let mut browser = open(&source, rng, pool.words);
     let n_turns = if max_turns > 1 && rng.chance(cfg.multi_turn_fraction) {

@@ -248,3 +248,106 @@ pub fn real(rng: &mut Rng, tree: &DesktopTree, budget: usize) -> Option<DesktopT
     }
     (t.nodes.iter().any(|n| n.control == Control::Static)).then_some(t)
 }
+
+/// Common words of window contents, mixed with made-up ones.
+const UI_WORDS: [&str; 24] = [
+    "volume", "display", "network", "recent", "backup", "sync", "theme", "fonts", "account",
+    "privacy", "power", "keyboard", "mouse", "printer", "updates", "storage", "history",
+    "language", "clock", "search", "sharing", "sound", "users", "startup",
+];
+
+/// `lo` to `hi` words, the first capitalised.
+fn phrase(rng: &mut Rng, lo: usize, hi: usize) -> String {
+    crate::data::rename::made_up_phrase(rng, lo, hi, &UI_WORDS)
+}
+
+/// Adds a made-up window of `kind` (its launcher's app, so relaunching it does nothing): a
+/// made-up title and 1 to 6 controls in one or two columns (labels, check boxes, text fields,
+/// disabled buttons, list items, paragraphs with text), at a random place and size.
+fn made_up_window(t: &mut DesktopTree, kind: AppKind, rng: &mut Rng) {
+    let (w, h) = (rng.range(300, 640) as i32, rng.range(160, 400) as i32);
+    let x = rng.range(20, 1900 - w as i64) as i32;
+    let y = rng.range(48, 1060 - h as i64) as i32;
+    let title = match rng.below(3) {
+        0 => format!("{} - {}", phrase(rng, 1, 2), phrase(rng, 1, 1)),
+        1 => format!(
+            "{}.{}",
+            phrase(rng, 1, 1).to_lowercase(),
+            ["txt", "cfg", "log", "md"][rng.below(4)]
+        ),
+        _ => phrase(rng, 1, 3),
+    };
+    let id = t.push_window(kind, &title, (x, y, w, h));
+    let columns = if w > 480 && rng.chance(0.4) { 2 } else { 1 };
+    let col_w = (w - 32) / columns;
+    let row_h = rng.range(24, 36) as i32;
+    let rows = ((h - 52) / row_h).max(1) as usize;
+    let n = (1 + rng.below(6)).min(rows * columns as usize);
+    for k in 0..n {
+        let (col, row) = (k / rows, k % rows);
+        let b = (
+            x + 16 + col as i32 * col_w,
+            y + 40 + row as i32 * row_h,
+            col_w - 16 - rng.range(0, 40) as i32,
+            row_h - 4,
+        );
+        // (tag, control), weights 3 label, 3 check box, 2 text field, 1 disabled, 2 list item,
+        // 1 paragraph
+        let node = match rng.weighted(&[3, 3, 2, 1, 2, 1]) {
+            0 => DesktopNode::new("label", &phrase(rng, 1, 3), b, Control::Static),
+            1 => {
+                let mut c = DesktopNode::new("check-box", &phrase(rng, 1, 3), b, Control::CheckBox);
+                c.description = if rng.chance(0.5) {
+                    "checked"
+                } else {
+                    "unchecked"
+                }
+                .into();
+                c
+            }
+            2 => {
+                let name = if rng.chance(0.5) {
+                    phrase(rng, 1, 2)
+                } else {
+                    String::new()
+                };
+                let mut f = DesktopNode::new("text", &name, b, Control::Field);
+                if rng.chance(0.5) {
+                    f.text = phrase(rng, 1, 4).to_lowercase();
+                }
+                f
+            }
+            3 => {
+                let mut d =
+                    DesktopNode::new("push-button", &phrase(rng, 1, 1), b, Control::Disabled);
+                d.description = "disabled".into();
+                d
+            }
+            4 => DesktopNode::new("list-item", &phrase(rng, 1, 2), b, Control::Static),
+            _ => {
+                let mut p = DesktopNode::new("paragraph", "", b, Control::Static);
+                p.text = phrase(rng, 2, 6);
+                p
+            }
+        };
+        t.push_in(id, node);
+    }
+    if rng.chance(0.3)
+        && let Some(i) = t.nodes.iter().rposition(|n| n.control == Control::Field)
+    {
+        t.nodes[i].description = "focused".into();
+    }
+}
+
+/// A made-up desktop: the panel and one or two made-up windows (see [`made_up_window`]), so
+/// that training desktops are not all the mini desktop's few layouts. Returns the source name
+/// (`synthetic`) and the desktop.
+pub fn made_up(rng: &mut Rng) -> (String, DesktopTree) {
+    let mut t = panel(rng);
+    let mut kinds = LAUNCHABLE.to_vec();
+    rng.shuffle(&mut kinds);
+    for &k in kinds.iter().take(rng.range(1, 2) as usize) {
+        made_up_window(&mut t, k, rng);
+    }
+    ("synthetic".to_string(), t)
+}

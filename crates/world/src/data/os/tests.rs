@@ -291,3 +291,49 @@ fn print_samples_and_sizes() {
             / rows.len() as f64,
     );
 }
+
+#[test]
+fn made_up_desktops_replace_training_rows_only() {
+    let none = cfg(120);
+    let all = OsDataConfig {
+        synthetic_share: 1.0,
+        ..none.clone()
+    };
+    let (none_rows, all_rows) = (generate_os(&none).unwrap(), generate_os(&all).unwrap());
+    let mut tags = std::collections::BTreeSet::new();
+    for (a, b) in all_rows.iter().zip(&none_rows) {
+        if a.split != Some(Split::Train) {
+            assert_eq!(a, b);
+            continue;
+        }
+        assert_eq!(a.extra["source"], "synthetic", "{}", a.id);
+        assert!(row_tokens(a) <= all.max_row_tokens, "{}", a.id);
+        for s in states(a) {
+            let p = OsworldTsv.parse(&s).unwrap();
+            assert!(p.warnings.is_empty(), "{}: {:?}\n{s}", a.id, p.warnings);
+            tags.extend(p.tree.nodes.iter().map(|n| n.role.clone()));
+        }
+        for prompt in &a.prompt {
+            parse(action(prompt)).unwrap();
+        }
+    }
+    assert!(tags.len() >= 6, "{tags:?}");
+    // every made-up window's controls sit inside its frame
+    let mut rng = Rng::new(3);
+    for _ in 0..200 {
+        let (_, t) = build::made_up(&mut rng);
+        for n in t.nodes.iter().filter(|n| n.window.is_some()) {
+            let frame = t
+                .nodes
+                .iter()
+                .find(|f| f.window == n.window && matches!(f.control, Control::Frame(_)))
+                .unwrap();
+            let ((x, y, w, h), (fx, fy, fw, fh)) = (n.bounds.unwrap(), frame.bounds.unwrap());
+            assert!(w > 0 && h > 0, "{n:?}");
+            assert!(
+                x >= fx && y >= fy && x + w <= fx + fw && y + h <= fy + fh,
+                "{n:?} outside {frame:?}"
+            );
+        }
+    }
+}

@@ -414,3 +414,48 @@ fn a_page_with_browsergym_bids_keeps_them() {
     let plain = html_to_axtree("p.html", "<html><body><button>Go</button></body></html>").unwrap();
     assert!(plain.contains("[1] button 'Go'"), "{plain}");
 }
+
+#[test]
+fn made_up_sites_replace_training_rows_only() {
+    // At share 1 every training row is on a made-up site and stays valid (states parse,
+    // actions parse, budgets hold); held-out rows are those of share 0, row for row.
+    let none = cfg(120, real_pages());
+    let all = WebDataConfig {
+        synthetic_share: 1.0,
+        ..none.clone()
+    };
+    let (none_rows, all_rows) = (generate_web(&none).unwrap(), generate_web(&all).unwrap());
+    check_rows(&all_rows, &all);
+    for (a, b) in all_rows.iter().zip(&none_rows) {
+        match a.split {
+            Some(Split::Train) => assert_eq!(a.extra["source"], "synthetic", "{}", a.id),
+            _ => assert_eq!(a, b),
+        }
+    }
+    // Made-up rows change the state in most rows, and the edits are the page model's.
+    let changed = all_rows
+        .iter()
+        .filter(|r| r.split == Some(Split::Train))
+        .filter(|r| {
+            let s = states(r);
+            s.windows(2).any(|w| w[0] != w[1])
+        })
+        .count();
+    assert!(
+        changed > 60,
+        "{changed} of 108 made-up rows change the page"
+    );
+    // At share 0.5, the rows left on real and built-in pages are the rows of share 0.
+    let half = generate_web(&WebDataConfig {
+        synthetic_share: 0.5,
+        ..none.clone()
+    })
+    .unwrap();
+    let kept: Vec<usize> = (0..half.len())
+        .filter(|&i| half[i].extra["source"] != "synthetic")
+        .collect();
+    assert!(kept.len() > 30 && kept.len() < 90, "{} kept", kept.len());
+    for i in kept {
+        assert_eq!(half[i], none_rows[i]);
+    }
+}
