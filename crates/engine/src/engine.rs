@@ -120,6 +120,39 @@ impl<B: Backend> Engine<B> {
         )
     }
 
+    /// An engine over a model already in memory (a model being trained, for the training
+    /// probe's generations): no checkpoint behind it, so `layout` describes nothing
+    /// (no shards, no tensors) and there is no model card; generation defaults.
+    pub fn from_model(
+        model: Qwen35Moe<B>,
+        config: Qwen35MoeConfig,
+        tokenizer: Tokenizer,
+        template: ChatTemplate,
+        device: &B::Device,
+    ) -> Self {
+        let stop_ids = tokenizer.stop_token_ids(&config.eos_token_ids());
+        Self {
+            model,
+            config,
+            tokenizer,
+            template,
+            stop_ids,
+            generation_config: GenerationConfig::default(),
+            card: None,
+            layout: LayoutReport {
+                prefix: "model.".into(),
+                experts: loader::ExpertLayout::Fused,
+                shards: Vec::new(),
+                dtypes: Vec::new(),
+                data_bytes: 0,
+                skipped: Vec::new(),
+                unused: Vec::new(),
+                warnings: Vec::new(),
+            },
+            device: device.clone(),
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn assemble(
         config: Qwen35MoeConfig,

@@ -190,6 +190,29 @@ mod tests {
     }
 
     #[test]
+    fn an_engine_over_a_model_in_memory_generates_as_the_loaded_one() {
+        // What the training probe does: the same weights, handed over without a checkpoint.
+        let loaded = demo_engine();
+        let made = Engine::from_model(
+            loaded.model.clone(),
+            loaded.config.clone(),
+            loaded.tokenizer.clone(),
+            loaded.template.clone(),
+            &Default::default(),
+        );
+        assert_eq!(made.stop_ids, loaded.stop_ids);
+        let prompt = loaded.encode("user@sandbox:~$ ls").unwrap();
+        let params = GenerateParams {
+            max_tokens: 24,
+            ..GenerateParams::default()
+        };
+        let a = loaded.generate(&prompt, &params, &mut |_| {}).unwrap();
+        let b = made.generate(&prompt, &params, &mut |_| {}).unwrap();
+        assert_eq!(a.token_ids, b.token_ids);
+        assert!(made.layout.shards.is_empty() && made.card.is_none());
+    }
+
+    #[test]
     fn same_tokens_as_the_synchronous_loop() {
         let engine = demo_engine();
         let prompt = engine.encode("user@sandbox:~$ ls").unwrap();

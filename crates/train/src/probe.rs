@@ -326,6 +326,21 @@ pub fn format_accuracy(figures: &[TokenAccuracy]) -> String {
         .join("; ")
 }
 
+/// One line of generated figures per domain: well-formed share, node (line) F1 and, beside
+/// it, the "state unchanged" baseline's F1, with the rows generated.
+pub fn format_generated(summary: &[crate::eval::DomainSummary]) -> String {
+    summary
+        .iter()
+        .map(|d| {
+            format!(
+                "{} well-formed {:.2} {} F1 {:.3} (baseline {:.3}, {} rows)",
+                d.domain, d.well_formed, d.unit, d.node_f1, d.baseline_node_f1, d.rows
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,8 +85,18 @@ pub struct DemoRecipe {
     pub android_synthetic_share: f64,
     /// Web rows to generate.
     pub web_rows: usize,
+    /// Share of the Web training rows on made-up sites
+    /// ([`agentworld_world::data::web::made`]) instead of real pages and built-in families
+    /// (0: none, as the shipped model was trained).
+    #[serde(default)]
+    pub web_synthetic_share: f64,
     /// OS (desktop) rows to generate.
     pub os_rows: usize,
+    /// Share of the OS training rows on made-up desktops
+    /// ([`agentworld_world::data::os::build::made_up`]) instead of the mini desktop and real
+    /// trees (0: none, as the shipped model was trained).
+    #[serde(default)]
+    pub os_synthetic_share: f64,
     /// Tokenizer size, added tokens included.
     pub vocab_size: usize,
     /// Examples longer than this many tokens are left out of training.
@@ -139,6 +149,11 @@ pub struct DemoRecipe {
     /// Held-out rows per domain the probe scores.
     #[serde(default)]
     pub probe_rows_per_domain: usize,
+    /// Held-out rows per domain the probe also generates from, greedily as the final
+    /// evaluation does, to score well-formed outputs and node F1 while training (0: none).
+    /// Teacher-forced accuracy cannot see a generated copy that loops or never closes.
+    #[serde(default)]
+    pub probe_generated_rows_per_domain: usize,
 }
 
 impl Default for DemoRecipe {
@@ -148,6 +163,8 @@ impl Default for DemoRecipe {
             terminal_rows: 2500,
             android_rows: 2500,
             android_synthetic_share: 0.0,
+            web_synthetic_share: 0.0,
+            os_synthetic_share: 0.0,
             web_rows: 2500,
             os_rows: 2500,
             vocab_size: 4096,
@@ -196,6 +213,7 @@ impl Default for DemoRecipe {
             checkpoint_every: 100,
             probe_every: 250,
             probe_rows_per_domain: 16,
+            probe_generated_rows_per_domain: 8,
         }
     }
 }
@@ -467,21 +485,54 @@ pub fn build_demo<B: Backend>(
     .collect();
     let probe_log = work_dir.join("probe.jsonl");
     let events = std::cell::RefCell::new(events);
+    let generated_rows = pick_eval_rows(&test_rows, recipe.probe_generated_rows_per_domain);
     let mut look = |done: usize, m: &Qwen35Moe<B>| {
-        let line = match crate::probe::teacher_forced(m, &probe_examples, 4096) {
+        let mut record = serde_json::json!({"step": done});
+        let mut lines = Vec::new();
+        match crate::probe::teacher_forced(m, &probe_examples, 4096) {
             Ok(figures) => {
-                let record = serde_json::json!({"step": done, "domains": figures});
-                let _ = append_line(&probe_log, &record.to_string());
-                format!(
+                lines.push(format!(
                     "held-out, teacher-forced, step {done}: {}",
                     crate::probe::format_accuracy(&figures)
-                )
+                ));
+                record["domains"] = serde_json::json!(figures);
             }
-            Err(e) => format!("held-out probe at step {done} failed: {e}"),
-        };
-        (events.borrow_mut())(BuildEvent::Note(line));
+            Err(e) => lines.push(format!("held-out probe at step {done} failed: {e}")),
+        }
+        if !generated_rows.is_empty() {
+            let engine = Engine::from_model(
+                m.clone(),
+                config.clone(),
+                tokenizer.clone(),
+                template.clone(),
+                device,
+            );
+            match evaluate(
+                &engine,
+                &generated_rows,
+                recipe.eval_batch,
+                recipe.eval_max_tokens,
+                &mut |_, _| {},
+            ) {
+                Ok(predictions) => {
+                    let summary = summarise(&predictions);
+                    lines.push(format!(
+                        "held-out, generated, step {done}: {}",
+                        crate::probe::format_generated(&summary)
+                    ));
+                    record["generated"] = serde_json::json!(summary);
+                }
+                Err(e) => lines.push(format!("generating probe at step {done} failed: {e}")),
+            }
+        }
+        let _ = append_line(&probe_log, &record.to_string());
+        for line in lines {
+            (events.borrow_mut())(BuildEvent::Note(line));
+        }
     };
-    let probe = (recipe.probe_every > 0 && !probe_examples.is_empty()).then_some(Probe {
+    let probe = (recipe.probe_every > 0
+        && !(probe_examples.is_empty() && generated_rows.is_empty()))
+    .then_some(Probe {
         every: recipe.probe_every,
         run: &mut look,
     });

@@ -39,8 +39,11 @@ fn tiny_recipe() -> DemoRecipe {
         ],
         rename_share: 0.5,
         android_synthetic_share: 0.5,
+        web_synthetic_share: 0.5,
+        os_synthetic_share: 0.5,
         probe_every: 2,
         probe_rows_per_domain: 2,
+        probe_generated_rows_per_domain: 1,
         ..Default::default()
     };
     r.model = serde_json::json!({
@@ -106,6 +109,27 @@ fn stop_resume_export_and_evaluate_every_domain() {
     let first: serde_json::Value = serde_json::from_str(probe.lines().next().unwrap()).unwrap();
     assert_eq!(first["step"], 2);
     assert_eq!(first["domains"].as_array().unwrap().len(), 4, "{first}");
+    // ... and generated from one held-out row a domain, scored as the final evaluation is.
+    let generated = first["generated"].as_array().unwrap();
+    assert_eq!(generated.len(), 4, "{first}");
+    assert!(generated.iter().all(|d| d["rows"] == 1), "{first}");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("held-out, generated, step 2")),
+        "{notes:?}"
+    );
+    // Made-up states went into every GUI domain's training rows.
+    let train_text = String::from_utf8(std::fs::read(work.join("train.jsonl")).unwrap()).unwrap();
+    for domain in ["android", "web", "os"] {
+        assert!(
+            train_text
+                .lines()
+                .any(|l| l.contains("\"source\":\"synthetic\"")
+                    && l.contains(&format!("\"task\":\"{domain}\""))),
+            "no made-up {domain} row"
+        );
+    }
 
     let mut steps = Vec::new();
     let done = build_demo::<burn::backend::Flex>(

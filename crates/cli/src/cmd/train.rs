@@ -84,6 +84,14 @@ pub struct Args {
     /// Applies when the data is made, not when --resume reads it back.
     #[arg(long)]
     android_synthetic_share: Option<f64>,
+    /// Share of the Web training rows on made-up sites instead of the real pages and the
+    /// built-in site (default: the recipe's, 0). Applies when the data is made.
+    #[arg(long)]
+    web_synthetic_share: Option<f64>,
+    /// Share of the OS training rows on made-up desktops instead of the mini desktop and the
+    /// real trees (default: the recipe's, 0). Applies when the data is made.
+    #[arg(long)]
+    os_synthetic_share: Option<f64>,
     /// A length ramp at the start of the world-model phase, `STEPS:TOKENS`: for STEPS steps
     /// batches hold only examples up to a limit that grows from TOKENS to the longest
     /// (`none`: no ramp; default: the recipe's).
@@ -93,6 +101,11 @@ pub struct Args {
     /// default: the recipe's).
     #[arg(long)]
     probe_every: Option<usize>,
+    /// Held-out rows per domain the probe also generates from (greedy, as the final
+    /// evaluation), printing well-formed share and node F1 as training goes (0: none;
+    /// default: the recipe's, 8).
+    #[arg(long)]
+    probe_generated_rows: Option<usize>,
     /// Peak learning rate (default: the recipe's).
     #[arg(long)]
     lr: Option<f64>,
@@ -251,15 +264,36 @@ pub fn run(args: Args) -> Result<()> {
         }
         recipe.rename_share = share;
     }
-    if let Some(share) = args.android_synthetic_share {
-        if !(0.0..=1.0).contains(&share) {
-            bail!("--android-synthetic-share must be between 0 and 1, got {share}");
+    for (flag, share, field) in [
+        (
+            "--android-synthetic-share",
+            args.android_synthetic_share,
+            &mut recipe.android_synthetic_share,
+        ),
+        (
+            "--web-synthetic-share",
+            args.web_synthetic_share,
+            &mut recipe.web_synthetic_share,
+        ),
+        (
+            "--os-synthetic-share",
+            args.os_synthetic_share,
+            &mut recipe.os_synthetic_share,
+        ),
+    ] {
+        if let Some(share) = share {
+            if !(0.0..=1.0).contains(&share) {
+                bail!("{flag} must be between 0 and 1, got {share}");
+            }
+            *field = share;
         }
-        recipe.android_synthetic_share = share;
     }
     if let Some(ramp) = &args.length_ramp {
         recipe.train.length_ramp =
             parse_ramp(ramp).map_err(|e| anyhow::anyhow!("--length-ramp {e}"))?;
+    }
+    if let Some(n) = args.probe_generated_rows {
+        recipe.probe_generated_rows_per_domain = n;
     }
     if let Some(n) = args.probe_every {
         recipe.probe_every = n;

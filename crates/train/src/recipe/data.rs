@@ -81,6 +81,7 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         // The page with a checkbox and a text field, so held-out real-page rows are not all
         // no-ops (the last page by name, example.html, has only a link).
         held_out: Some(vec!["basic_iframe_site_inner-iframe".into()]),
+        synthetic_share: recipe.web_synthetic_share,
         system_prompt: WEB_PROMPT.into(),
         ..Default::default()
     })?;
@@ -88,6 +89,7 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         n: recipe.os_rows,
         seed: recipe.seed,
         trees: AtspiTree::load_dir(&sources.os_trees)?,
+        synthetic_share: recipe.os_synthetic_share,
         system_prompt: OS_PROMPT.into(),
         ..Default::default()
     })?;
