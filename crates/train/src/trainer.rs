@@ -54,6 +54,16 @@ pub struct TrainConfig {
     /// positions long before it does among a thousand. `None`: no ramp.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length_ramp: Option<LengthRamp>,
+    /// Share of completion tokens replaced, in the model's input only, by another token of
+    /// the same completion (the targets stay the true tokens): the model learns to keep its
+    /// place in a copy after a wrong token, as it must when it generates, where its own
+    /// mistakes are its input (exposure bias; a form of scheduled sampling). 0: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub input_noise: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// See [`TrainConfig::length_ramp`].
@@ -88,6 +98,7 @@ impl Default for TrainConfig {
             seed: 0,
             curriculum: Vec::new(),
             length_ramp: None,
+            input_noise: 0.0,
         }
     }
 }
@@ -132,6 +143,21 @@ pub fn batch_loss<B: AutodiffBackend>(
     examples: &[&Example],
     pad_id: u32,
 ) -> Result<(Tensor<B, 1>, usize)> {
+    batch_loss_noised(model, examples, pad_id, 0.0, 0)
+}
+
+/// [`batch_loss`] with [`TrainConfig::input_noise`]: a `noise` share of each example's
+/// completion tokens is replaced in the input (never in the targets) by another token of
+/// that completion, drawn with `seed`.
+pub fn batch_loss_noised<B: AutodiffBackend>(
+    model: &Qwen35Moe<B>,
+    examples: &[&Example],
+    pad_id: u32,
+    noise: f64,
+    seed: u64,
+) -> Result<(Tensor<B, 1>, usize)> {
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+    let mut rng = StdRng::seed_from_u64(seed);
     let device = model.embed_tokens.weight.device();
     let len = examples.iter().map(|e| e.ids.len()).max().unwrap_or(1) - 1;
     let b = examples.len();
@@ -143,6 +169,14 @@ pub fn batch_loss<B: AutodiffBackend>(
     for (row_index, e) in examples.iter().enumerate() {
         let n = e.ids.len() - 1;
         let mut row: Vec<u32> = e.ids[..n].to_vec();
+        if noise > 0.0 && e.completion_start < n {
+            let completion = &e.ids[e.completion_start..n];
+            for t in e.completion_start..n {
+                if rng.random_bool(noise) {
+                    row[t] = completion[rng.random_range(0..completion.len())];
+                }
+            }
+        }
         row.resize(len, pad_id);
         inputs.push(row);
         for t in e.completion_start.saturating_sub(1)..n {
@@ -245,7 +279,13 @@ pub fn train_probed<B: AutodiffBackend>(
     }
     for step in first..config.steps {
         let batch: Vec<&Example> = order.next(step).iter().map(|&i| &examples[i]).collect();
-        let (loss, tokens) = batch_loss(&model, &batch, pad_id)?;
+        let (loss, tokens) = batch_loss_noised(
+            &model,
+            &batch,
+            pad_id,
+            config.input_noise,
+            config.seed ^ (step as u64).wrapping_mul(0x2545_F491_4F6C_DD1D),
+        )?;
         let loss_value = loss
             .clone()
             .into_data()
@@ -350,6 +390,41 @@ mod tests {
             "{} of {} parameters require grad",
             check.1, check.0
         );
+    }
+
+    /// Input noise changes what the model reads, never what it is scored against: no noise
+    /// is the plain loss; noise gives another loss, the same one for the same seed; and only
+    /// completion inputs change, so a batch whose completion is one repeated token (every
+    /// replacement is that token again) scores as without noise.
+    #[test]
+    fn input_noise_touches_completion_inputs_only() {
+        type B = Autodiff<Flex>;
+        let device = Default::default();
+        <B as burn::tensor::backend::Backend>::seed(&device, 3);
+        let model = Qwen35Moe::<B>::init(&smallest_config(), &device);
+        let value = |t: Tensor<B, 1>| t.into_data().convert::<f64>().to_vec::<f64>().unwrap()[0];
+        let e = Example {
+            ids: (0..24).map(|i| (i * 7 % 15 + 1) as u32).collect(),
+            completion_start: 8,
+            domain: "terminal".into(),
+            row_id: "a".into(),
+        };
+        let plain = value(batch_loss(&model, &[&e], 0).unwrap().0);
+        let none = value(batch_loss_noised(&model, &[&e], 0, 0.0, 9).unwrap().0);
+        assert_eq!(plain, none);
+        let noised = value(batch_loss_noised(&model, &[&e], 0, 0.5, 9).unwrap().0);
+        let again = value(batch_loss_noised(&model, &[&e], 0, 0.5, 9).unwrap().0);
+        assert_eq!(noised, again);
+        assert_ne!(noised, plain);
+        let flat = Example {
+            ids: (0..24)
+                .map(|i| if i < 8 { i as u32 + 1 } else { 5 })
+                .collect(),
+            ..e
+        };
+        let flat_plain = value(batch_loss(&model, &[&flat], 0).unwrap().0);
+        let flat_noised = value(batch_loss_noised(&model, &[&flat], 0, 0.9, 9).unwrap().0);
+        assert_eq!(flat_plain, flat_noised);
     }
 
     /// A tiny model learns to continue a fixed sequence: the loss must fall sharply.

@@ -106,6 +106,11 @@ pub struct Args {
     /// default: the recipe's, 8).
     #[arg(long)]
     probe_generated_rows: Option<usize>,
+    /// Share of completion tokens replaced in the model's input (never in the targets) by
+    /// another token of the completion, so the model learns to keep its place in a copy after
+    /// a wrong token (default: the recipe's, 0).
+    #[arg(long)]
+    input_noise: Option<f64>,
     /// Peak learning rate (default: the recipe's).
     #[arg(long)]
     lr: Option<f64>,
@@ -291,6 +296,12 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(ramp) = &args.length_ramp {
         recipe.train.length_ramp =
             parse_ramp(ramp).map_err(|e| anyhow::anyhow!("--length-ramp {e}"))?;
+    }
+    if let Some(share) = args.input_noise {
+        if !(0.0..1.0).contains(&share) {
+            bail!("--input-noise must be at least 0 and below 1, got {share}");
+        }
+        recipe.train.input_noise = share;
     }
     if let Some(n) = args.probe_generated_rows {
         recipe.probe_generated_rows_per_domain = n;
