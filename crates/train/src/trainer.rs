@@ -171,9 +171,9 @@ pub fn batch_loss_noised<B: AutodiffBackend>(
         let mut row: Vec<u32> = e.ids[..n].to_vec();
         if noise > 0.0 && e.completion_start < n {
             let completion = &e.ids[e.completion_start..n];
-            for t in e.completion_start..n {
+            for token in &mut row[e.completion_start..] {
                 if rng.random_bool(noise) {
-                    row[t] = completion[rng.random_range(0..completion.len())];
+                    *token = completion[rng.random_range(0..completion.len())];
                 }
             }
         }
