@@ -148,7 +148,7 @@ pub fn batch_loss<B: AutodiffBackend>(
 
 /// [`batch_loss`] with [`TrainConfig::input_noise`]: a `noise` share of each example's
 /// completion tokens is replaced in the input (never in the targets) by another token of
-/// that completion, drawn with `seed`.
+/// that completion, drawn with `seed`. `noise` is clamped to 0..=1 (not a number: 0).
 pub fn batch_loss_noised<B: AutodiffBackend>(
     model: &Qwen35Moe<B>,
     examples: &[&Example],
@@ -158,6 +158,11 @@ pub fn batch_loss_noised<B: AutodiffBackend>(
 ) -> Result<(Tensor<B, 1>, usize)> {
     use rand::{Rng, SeedableRng, rngs::StdRng};
     let mut rng = StdRng::seed_from_u64(seed);
+    let noise = if noise.is_nan() {
+        0.0
+    } else {
+        noise.clamp(0.0, 1.0)
+    };
     let device = model.embed_tokens.weight.device();
     let len = examples.iter().map(|e| e.ids.len()).max().unwrap_or(1) - 1;
     let b = examples.len();

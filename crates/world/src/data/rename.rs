@@ -170,8 +170,15 @@ pub fn made_up_word(rng: &mut Rng, len: usize, like: &str) -> String {
 
 /// `lo` to `hi` words (first capitalised) for made-up states: each a made-up word three times
 /// in five, else one of `common` (real words of that kind of screen, so text is not all
-/// invented).
-pub fn made_up_phrase(rng: &mut Rng, lo: usize, hi: usize, common: &[&str]) -> String {
+/// invented). A made-up word equal to one of `avoid` (case aside: the held-out words, which
+/// training rows must never hold) is drawn again.
+pub fn made_up_phrase(
+    rng: &mut Rng,
+    lo: usize,
+    hi: usize,
+    common: &[&str],
+    avoid: &HashSet<String>,
+) -> String {
     let n = lo + rng.below(hi.saturating_sub(lo) + 1);
     (0..n)
         .map(|i| {
@@ -187,14 +194,26 @@ pub fn made_up_phrase(rng: &mut Rng, lo: usize, hi: usize, common: &[&str]) -> S
                         w.to_string()
                     }
                 }
-                _ => {
+                _ => loop {
                     let len = 3 + rng.below(6);
-                    made_up_word(rng, len, like)
-                }
+                    let w = made_up_word(rng, len, like);
+                    if !avoid.contains(&w.to_ascii_lowercase()) {
+                        break w;
+                    }
+                },
             }
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The words (lower case) of `lists`, for [`made_up_phrase`]'s `avoid`.
+pub fn word_set(lists: &[&[&str]]) -> HashSet<String> {
+    lists
+        .iter()
+        .flat_map(|l| l.iter())
+        .flat_map(|text| words(text).map(move |(a, b)| text[a..b].to_ascii_lowercase()))
+        .collect()
 }
 
 /// `text` with every word in `map` replaced.

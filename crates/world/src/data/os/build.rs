@@ -256,9 +256,18 @@ const UI_WORDS: [&str; 24] = [
     "language", "clock", "search", "sharing", "sound", "users", "startup",
 ];
 
-/// `lo` to `hi` words, the first capitalised.
+/// `lo` to `hi` words, the first capitalised, never a held-out word.
 fn phrase(rng: &mut Rng, lo: usize, hi: usize) -> String {
-    crate::data::rename::made_up_phrase(rng, lo, hi, &UI_WORDS)
+    use crate::data::rename::{made_up_phrase, word_set};
+    static HELD_OUT: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    let w = &TEST_WORDS;
+    let avoid = HELD_OUT.get_or_init(|| {
+        word_set(&[
+            w.files, w.folders, w.options, w.titles, w.buttons, w.phrases,
+        ])
+    });
+    made_up_phrase(rng, lo, hi, &UI_WORDS, avoid)
 }
 
 /// Adds a made-up window of `kind` (its launcher's app, so relaunching it does nothing): a
@@ -325,15 +334,20 @@ fn made_up_window(t: &mut DesktopTree, kind: AppKind, rng: &mut Rng) {
             }
             4 => DesktopNode::new("list-item", &phrase(rng, 1, 2), b, Control::Static),
             _ => {
-                let mut p = DesktopNode::new("paragraph", "", b, Control::Static);
+                let mut p = DesktopNode::new("paragraph", &phrase(rng, 1, 2), b, Control::Static);
                 p.text = phrase(rng, 2, 6);
                 p
             }
         };
         t.push_in(id, node);
     }
+    // at most one focused field on the desktop: only this window's, and only when none is
     if rng.chance(0.3)
-        && let Some(i) = t.nodes.iter().rposition(|n| n.control == Control::Field)
+        && t.focused().is_none()
+        && let Some(i) = t
+            .nodes
+            .iter()
+            .rposition(|n| n.control == Control::Field && n.window == Some(id))
     {
         t.nodes[i].description = "focused".into();
     }

@@ -318,6 +318,47 @@ fn made_up_desktops_replace_training_rows_only() {
         }
     }
     assert!(tags.len() >= 6, "{tags:?}");
+    // no made-up word is a held-out word
+    let held = crate::data::rename::word_set(&[
+        TEST_WORDS.files,
+        TEST_WORDS.folders,
+        TEST_WORDS.options,
+        TEST_WORDS.titles,
+        TEST_WORDS.buttons,
+        TEST_WORDS.phrases,
+    ]);
+    // (words that share-0 training rows hold too, like the `text` tag, are format words)
+    let before = train_words(&none_rows);
+    for w in train_words(&all_rows) {
+        assert!(
+            !held.contains(&w) || before.contains(&w),
+            "held-out word {w}"
+        );
+    }
+    // at share 0.5 the rows left on mini desktops and real trees are those of share 0
+    let half = generate_os(&OsDataConfig {
+        synthetic_share: 0.5,
+        ..none.clone()
+    })
+    .unwrap();
+    let kept: Vec<usize> = (0..half.len())
+        .filter(|&i| half[i].extra["source"] != "synthetic")
+        .collect();
+    assert!(kept.len() > 30 && kept.len() < 90, "{} kept", kept.len());
+    for i in kept {
+        assert_eq!(half[i], none_rows[i]);
+    }
+    // at most one focused field on a made-up desktop
+    let mut rng = Rng::new(5);
+    for _ in 0..500 {
+        let (_, t) = build::made_up(&mut rng);
+        let focused = t
+            .nodes
+            .iter()
+            .filter(|n| n.description == "focused")
+            .count();
+        assert!(focused <= 1, "{}", t.to_tsv());
+    }
     // every made-up window's controls sit inside its frame
     let mut rng = Rng::new(3);
     for _ in 0..200 {
@@ -336,4 +377,17 @@ fn made_up_desktops_replace_training_rows_only() {
             );
         }
     }
+}
+
+/// Lower-case words (runs of ASCII letters) of the training rows' prompts and responses.
+fn train_words(rows: &[Row]) -> std::collections::HashSet<String> {
+    rows.iter()
+        .filter(|r| r.split == Some(Split::Train))
+        .flat_map(|r| {
+            let text = (r.prompt.concat() + &r.response.concat()).to_ascii_lowercase();
+            text.split(|c: char| !c.is_ascii_alphabetic())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }

@@ -7,12 +7,12 @@
 //! one in its prompt. A made-up page cannot be remembered: a title and heading, then 3 to 8
 //! blocks (a paragraph, a field, a checkbox, a select with made-up options, a list or a
 //! navigation of links, an image, a button), some nested in a `list` or `navigation`, with
-//! names mixing made-up words ([`made_up_phrase`]) and common UI words. Links lead to one or two
+//! names mixing made-up words ([`made_up_phrase`]) and common UI words. Links lead to up to two
 //! detail pages that link back; a button submits the form when the page has fields. Every
 //! element behaves as the page model ([`super::page`]) defines, so the transitions stay exact.
 
 use super::page::{Browser, Node, Page, Target};
-use crate::data::rename::made_up_phrase;
+use crate::data::rename::{made_up_phrase, word_set};
 use crate::data::rng::Rng;
 
 /// Common words of page text, mixed with made-up ones.
@@ -28,9 +28,23 @@ const BUTTONS: [&str; 8] = [
     "Submit", "Send", "Save", "Continue", "Apply", "Confirm", "Next", "Go",
 ];
 
-/// `lo` to `hi` words, the first capitalised ([`made_up_phrase`]).
+/// `lo` to `hi` words, the first capitalised ([`made_up_phrase`]), never a held-out word.
 fn phrase(rng: &mut Rng, lo: usize, hi: usize) -> String {
-    made_up_phrase(rng, lo, hi, &UI_WORDS)
+    static HELD_OUT: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    let avoid = HELD_OUT.get_or_init(|| {
+        let w = &super::site::TEST_WORDS;
+        word_set(&[
+            w.first,
+            w.last,
+            w.company,
+            w.product,
+            w.adjective,
+            w.city,
+            w.phrase,
+        ])
+    });
+    made_up_phrase(rng, lo, hi, &UI_WORDS, avoid)
 }
 
 /// A short made-up value: words, a number, or a code.
