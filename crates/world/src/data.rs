@@ -100,6 +100,20 @@ pub fn row_tokens(row: &Row) -> usize {
     texts.map(|t| estimate_tokens(t) + 4).sum()
 }
 
+/// Lower-case words (runs of ASCII letters) of the training rows' prompts and responses.
+#[cfg(test)]
+pub(crate) fn train_words(rows: &[Row]) -> std::collections::HashSet<String> {
+    rows.iter()
+        .filter(|r| r.split == Some(crate::Split::Train))
+        .flat_map(|r| {
+            let text = (r.prompt.concat() + &r.response.concat()).to_ascii_lowercase();
+            text.split(|c: char| !c.is_ascii_alphabetic())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

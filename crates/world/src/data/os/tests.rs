@@ -328,8 +328,8 @@ fn made_up_desktops_replace_training_rows_only() {
         TEST_WORDS.phrases,
     ]);
     // (words that share-0 training rows hold too, like the `text` tag, are format words)
-    let before = train_words(&none_rows);
-    for w in train_words(&all_rows) {
+    let before = crate::data::train_words(&none_rows);
+    for w in crate::data::train_words(&all_rows) {
         assert!(
             !held.contains(&w) || before.contains(&w),
             "held-out word {w}"
@@ -377,17 +377,4 @@ fn made_up_desktops_replace_training_rows_only() {
             );
         }
     }
-}
-
-/// Lower-case words (runs of ASCII letters) of the training rows' prompts and responses.
-fn train_words(rows: &[Row]) -> std::collections::HashSet<String> {
-    rows.iter()
-        .filter(|r| r.split == Some(Split::Train))
-        .flat_map(|r| {
-            let text = (r.prompt.concat() + &r.response.concat()).to_ascii_lowercase();
-            text.split(|c: char| !c.is_ascii_alphabetic())
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }

@@ -32,18 +32,7 @@ const BUTTONS: [&str; 8] = [
 fn phrase(rng: &mut Rng, lo: usize, hi: usize) -> String {
     static HELD_OUT: std::sync::OnceLock<std::collections::HashSet<String>> =
         std::sync::OnceLock::new();
-    let avoid = HELD_OUT.get_or_init(|| {
-        let w = &super::site::TEST_WORDS;
-        word_set(&[
-            w.first,
-            w.last,
-            w.company,
-            w.product,
-            w.adjective,
-            w.city,
-            w.phrase,
-        ])
-    });
+    let avoid = HELD_OUT.get_or_init(|| word_set(&super::site::TEST_WORDS.lists()));
     made_up_phrase(rng, lo, hi, &UI_WORDS, avoid)
 }
 

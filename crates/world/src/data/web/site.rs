@@ -16,6 +16,21 @@ pub(crate) struct Words {
     pub phrase: &'static [&'static str],
 }
 
+impl Words {
+    /// Every list, for word sets ([`crate::data::rename::word_set`]).
+    pub(crate) fn lists(&self) -> [&'static [&'static str]; 7] {
+        [
+            self.first,
+            self.last,
+            self.company,
+            self.product,
+            self.adjective,
+            self.city,
+            self.phrase,
+        ]
+    }
+}
+
 /// Training words.
 pub(crate) const TRAIN_WORDS: Words = Words {
     first: &[

@@ -447,18 +447,9 @@ fn made_up_sites_replace_training_rows_only() {
     );
     // No made-up word is a held-out word (words that share-0 training rows hold too are
     // format or shared words).
-    let w = &site::TEST_WORDS;
-    let held = crate::data::rename::word_set(&[
-        w.first,
-        w.last,
-        w.company,
-        w.product,
-        w.adjective,
-        w.city,
-        w.phrase,
-    ]);
-    let before = train_words(&none_rows);
-    for word in train_words(&all_rows) {
+    let held = crate::data::rename::word_set(&site::TEST_WORDS.lists());
+    let before = crate::data::train_words(&none_rows);
+    for word in crate::data::train_words(&all_rows) {
         assert!(
             !held.contains(&word) || before.contains(&word),
             "held-out word {word}"
@@ -477,17 +468,4 @@ fn made_up_sites_replace_training_rows_only() {
     for i in kept {
         assert_eq!(half[i], none_rows[i]);
     }
-}
-
-/// Lower-case words (runs of ASCII letters) of the training rows' prompts and responses.
-fn train_words(rows: &[Row]) -> std::collections::HashSet<String> {
-    rows.iter()
-        .filter(|r| r.split == Some(Split::Train))
-        .flat_map(|r| {
-            let text = (r.prompt.concat() + &r.response.concat()).to_ascii_lowercase();
-            text.split(|c: char| !c.is_ascii_alphabetic())
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
