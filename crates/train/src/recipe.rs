@@ -35,6 +35,7 @@ use crate::trainer::{CurriculumStage, Probe, StepInfo, TrainConfig, train_probed
 
 mod data;
 mod export;
+mod look;
 mod warm;
 pub use data::{
     ANDROID_PROMPT, DemoSources, OS_PROMPT, PROMPTS, TERMINAL_PROMPT, WEB_PROMPT, make_data,
@@ -486,47 +487,17 @@ pub fn build_demo<B: Backend>(
     let probe_log = work_dir.join("probe.jsonl");
     let events = std::cell::RefCell::new(events);
     let generated_rows = pick_eval_rows(&test_rows, recipe.probe_generated_rows_per_domain);
+    let looks = look::Looks {
+        teacher_forced: &probe_examples,
+        generated: &generated_rows,
+        config: &config,
+        tokenizer: &tokenizer,
+        template: &template,
+        recipe,
+        log: &probe_log,
+    };
     let mut look = |done: usize, m: &Qwen35Moe<B>| {
-        let mut record = serde_json::json!({"step": done});
-        let mut lines = Vec::new();
-        match crate::probe::teacher_forced(m, &probe_examples, 4096) {
-            Ok(figures) => {
-                lines.push(format!(
-                    "held-out, teacher-forced, step {done}: {}",
-                    crate::probe::format_accuracy(&figures)
-                ));
-                record["domains"] = serde_json::json!(figures);
-            }
-            Err(e) => lines.push(format!("held-out probe at step {done} failed: {e}")),
-        }
-        if !generated_rows.is_empty() {
-            let engine = Engine::from_model(
-                m.clone(),
-                config.clone(),
-                tokenizer.clone(),
-                template.clone(),
-                device,
-            );
-            match evaluate(
-                &engine,
-                &generated_rows,
-                recipe.eval_batch,
-                recipe.eval_max_tokens,
-                &mut |_, _| {},
-            ) {
-                Ok(predictions) => {
-                    let summary = summarise(&predictions);
-                    lines.push(format!(
-                        "held-out, generated, step {done}: {}",
-                        crate::probe::format_generated(&summary)
-                    ));
-                    record["generated"] = serde_json::json!(summary);
-                }
-                Err(e) => lines.push(format!("generating probe at step {done} failed: {e}")),
-            }
-        }
-        let _ = append_line(&probe_log, &record.to_string());
-        for line in lines {
+        for line in looks.look(done, m, device) {
             (events.borrow_mut())(BuildEvent::Note(line));
         }
     };
