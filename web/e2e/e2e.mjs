@@ -104,7 +104,15 @@ await page.waitForFunction(() => (document.querySelector('[data-testid=page-befo
 const frame = page.locator('[data-testid=page-before]');
 check((await frame.getAttribute('sandbox')) === '', 'web: the page is in an iframe with sandbox=""');
 const inner = page.frameLocator('[data-testid=page-before]');
-await inner.locator('button', { hasText: 'Checkout' }).waitFor({ timeout: 10_000 });
+// A loaded CI machine can take a while to lay the frame out: wait up to 30 s, and say what the
+// frame held if the button never shows, rather than dying on an uncaught timeout.
+try {
+  await inner.locator('button', { hasText: 'Checkout' }).waitFor({ timeout: 30_000 });
+  check(true, 'web: the page before renders its Checkout button');
+} catch (e) {
+  const body = await inner.locator('body').innerHTML({ timeout: 5_000 }).catch((err) => `(no body: ${err.message})`);
+  check(false, `web: the page before renders its Checkout button (${e.message.split('\n')[0]}; frame body: ${body.slice(0, 300)})`);
+}
 check((await inner.locator('button', { hasText: 'Remove' }).count()) === 2, 'web: the page renders its two Remove buttons');
 await page.locator('[data-testid=tree-before] li', { hasText: '#27' }).first().click();
 check((await page.inputValue('[data-testid=action]')) === "click('27')", 'web: clicking bid 27 in the DOM tree composes click(\'27\')');
