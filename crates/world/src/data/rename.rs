@@ -53,13 +53,17 @@ impl Default for RenameConfig {
     }
 }
 
-/// The spans (byte ranges) of words in `text`.
+/// The spans (byte ranges) of words in `text`. The letter of an escape (`\n`, `\t`, `\u…`
+/// in a quoted compact-form text) is not part of a word: renaming `\nTab` as a word would
+/// break the line break.
 fn words(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let bytes = text.as_bytes();
     let mut i = 0;
     std::iter::from_fn(move || {
         while i < bytes.len() {
-            if bytes[i].is_ascii_alphabetic() {
+            if bytes[i] == b'\\' {
+                i += 2;
+            } else if bytes[i].is_ascii_alphabetic() {
                 let start = i;
                 while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
                     i += 1;
@@ -469,6 +473,40 @@ mod tests {
             assert!(new.prompt[0].contains("\"action\": \"type\""));
             assert!(new.response[0].contains("EditText #field"));
         }
+    }
+
+    #[test]
+    fn escaped_line_breaks_survive_renaming() {
+        // A two-line text is written `Pizza\nCoffee` in the compact form: the `n` of the
+        // escape is not a letter of the word after it.
+        let mut rows: Vec<Row> = [r"Pizza\nCoffee", r"Lemon\nSoda"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut r = android_row(t);
+                r.extra.insert("source".into(), format!("dump-{i}").into());
+                r
+            })
+            .collect();
+        let before = rows[0].response[0].clone();
+        rename_content(
+            &mut rows,
+            &RenameConfig {
+                share: 1.0,
+                keep_share: 0.5,
+                seed: 5,
+            },
+        );
+        let after = &rows[0].response[0];
+        assert!(!after.contains("Pizza") && !after.contains("Coffee"), "{after}");
+        assert_eq!(
+            before.matches(r"\n").count(),
+            after.matches(r"\n").count(),
+            "{after}"
+        );
+        let line = after.lines().find(|l| l.contains("TextView")).expect(after);
+        let second = line.split(r"\n").nth(1).unwrap();
+        assert!(second.starts_with(|c: char| c.is_ascii_uppercase()), "{line}");
     }
 
     #[test]

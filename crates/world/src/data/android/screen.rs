@@ -7,6 +7,13 @@
 //! draws a new one (a root window, a vertical stack of 3–9 rows, a third of them a horizontal
 //! group of 2–4 widgets, each widget a class, a text or description, maybe a resource-id,
 //! and flags that fit its class), with bounds that tile the screen as a real layout would.
+//!
+//! Two shapes of real dumps are drawn on purpose, because a model that has never seen them
+//! loses its place on them: a chain of 1–5 nested full-screen containers between the root and
+//! the content (Flutter and Compose dumps nest `View [0,0][1080,2400]` several times), and
+//! texts and descriptions of two lines (`desc="Explorer\nTab 1 of 3"`, written with an
+//! escaped line break in the compact form), including tab bars whose buttons say which tab
+//! they are.
 
 use super::augment::UI_TEXTS;
 use super::moves::ITEM_TEXTS;
@@ -73,11 +80,20 @@ fn pick_weighted<'a>(rng: &mut Rng, items: &[(&'a str, u32)]) -> &'a str {
     items[rng.weighted(&weights)].0
 }
 
-fn some_text(rng: &mut Rng) -> String {
+fn one_line(rng: &mut Rng) -> String {
     match rng.below(3) {
         0 => UI_TEXTS[rng.below(UI_TEXTS.len())].to_string(),
         1 => ITEM_TEXTS[rng.below(ITEM_TEXTS.len())].to_string(),
         _ => SHORT_TEXTS[rng.below(SHORT_TEXTS.len())].to_string(),
+    }
+}
+
+/// A text of one line, or one time in eight two lines joined by a line break.
+fn some_text(rng: &mut Rng) -> String {
+    if rng.chance(0.125) {
+        format!("{}\n{}", one_line(rng), one_line(rng))
+    } else {
+        one_line(rng)
     }
 }
 
@@ -158,7 +174,7 @@ fn widget(rng: &mut Rng, class: &str, depth: usize, bounds: Bounds, package: &st
 }
 
 /// A made-up screen (see the module docs): a root window of 1080 × 1920–2400 pixels and
-/// 4 to 46 nodes, in pre-order.
+/// 4 to 51 nodes, in pre-order.
 pub fn synthetic_screen(rng: &mut Rng) -> AndroidTree {
     let package = format!(
         "com.{}.{}",
@@ -179,6 +195,31 @@ pub fn synthetic_screen(rng: &mut Rng) -> AndroidTree {
         }),
         ..AndroidNode::default()
     }];
+    // Four screens in ten nest the content in a chain of full-screen containers.
+    let screen = nodes[0].bounds;
+    let chain = if rng.chance(0.4) { 1 + rng.below(5) } else { 0 };
+    for depth in 1..=chain {
+        let class = if rng.chance(0.6) {
+            "android.view.View"
+        } else {
+            pick_weighted(rng, &CONTAINERS)
+        };
+        let mut wrapper = AndroidNode {
+            depth,
+            class: class.into(),
+            package: package.clone(),
+            bounds: screen,
+            ..AndroidNode::default()
+        };
+        wrapper.flags.focusable = rng.chance(0.2);
+        if depth == chain && rng.chance(0.3) {
+            wrapper.content_desc = format!("{}\n{}", one_line(rng), one_line(rng));
+            wrapper.flags.focused = true;
+            wrapper.flags.focusable = true;
+        }
+        nodes.push(wrapper);
+    }
+    let d = chain; // depth of the content's parent
     let top = [0, 63, 84, 126][rng.below(4)];
     let rows = 3 + rng.below(7);
     let mut y = top;
@@ -192,13 +233,16 @@ pub fn synthetic_screen(rng: &mut Rng) -> AndroidTree {
         y += h;
         if rng.chance(0.35) {
             let class = pick_weighted(rng, &CONTAINERS);
-            let mut group = widget(rng, class, 1, row, &package);
+            let mut group = widget(rng, class, d + 1, row, &package);
             group.text.clear();
             group.content_desc.clear();
             nodes.push(group);
             let n = 2 + rng.below(3);
+            // One group in four is a tab bar: "<label>\nTab i of n", one tab selected.
+            let tabs = rng.chance(0.25);
+            let selected = rng.below(n);
             let mut x = 0;
-            for w in split(rng, width, n) {
+            for (i, w) in split(rng, width, n).into_iter().enumerate() {
                 let cell = Bounds {
                     left: x,
                     top: row.top,
@@ -206,12 +250,21 @@ pub fn synthetic_screen(rng: &mut Rng) -> AndroidTree {
                     bottom: row.bottom,
                 };
                 x += w;
-                let class = pick_weighted(rng, &WIDGETS);
-                nodes.push(widget(rng, class, 2, cell, &package));
+                if tabs {
+                    let mut tab = widget(rng, "android.widget.Button", d + 2, cell, &package);
+                    tab.text.clear();
+                    tab.content_desc = format!("{}\nTab {} of {n}", one_line(rng), i + 1);
+                    tab.flags.enabled = true;
+                    tab.flags.selected = i == selected;
+                    nodes.push(tab);
+                } else {
+                    let class = pick_weighted(rng, &WIDGETS);
+                    nodes.push(widget(rng, class, d + 2, cell, &package));
+                }
             }
         } else {
             let class = pick_weighted(rng, &WIDGETS);
-            nodes.push(widget(rng, class, 1, row, &package));
+            nodes.push(widget(rng, class, d + 1, row, &package));
         }
     }
     AndroidTree {

@@ -162,9 +162,21 @@ fn deterministic_and_max_turns_respected() {
 fn made_up_screens_tile_their_parents_and_make_exact_rows() {
     let mut rng = Rng::new(11);
     let mut classes = std::collections::BTreeSet::new();
+    let (mut chains, mut two_lines, mut tabs) = (0, 0, 0);
     for _ in 0..200 {
         let tree = screen::synthetic_screen(&mut rng);
         tree.check().unwrap();
+        // Nested full-screen containers, two-line texts and tab bars, as in real dumps.
+        if tree.len() > 2 && tree.nodes[2].bounds == tree.nodes[0].bounds {
+            chains += 1;
+        }
+        let texts = tree.nodes.iter().flat_map(|n| [&n.text, &n.content_desc]);
+        two_lines += texts.filter(|t| t.contains('\n')).count();
+        tabs += tree
+            .nodes
+            .iter()
+            .filter(|n| n.content_desc.contains("\nTab "))
+            .count();
         assert!(tree.len() >= 4, "{}", render_compact(&tree));
         // The compact form reads back as the same tree.
         let text = render_compact(&tree);
@@ -183,6 +195,8 @@ fn made_up_screens_tile_their_parents_and_make_exact_rows() {
         }
     }
     assert!(classes.len() >= 10, "{classes:?}");
+    assert!((20..80).contains(&chains), "{chains} chains of two or more");
+    assert!(two_lines > 50 && tabs > 20, "{two_lines} two-line texts, {tabs} tabs");
 
     // Every training row comes from a made-up screen at share 1, and replays exactly;
     // held-out rows still come from the held-out dump.
