@@ -498,7 +498,10 @@ mod tests {
             },
         );
         let after = &rows[0].response[0];
-        assert!(!after.contains("Pizza") && !after.contains("Coffee"), "{after}");
+        assert!(
+            !after.contains("Pizza") && !after.contains("Coffee"),
+            "{after}"
+        );
         assert_eq!(
             before.matches(r"\n").count(),
             after.matches(r"\n").count(),
@@ -506,7 +509,10 @@ mod tests {
         );
         let line = after.lines().find(|l| l.contains("TextView")).expect(after);
         let second = line.split(r"\n").nth(1).unwrap();
-        assert!(second.starts_with(|c: char| c.is_ascii_uppercase()), "{line}");
+        assert!(
+            second.starts_with(|c: char| c.is_ascii_uppercase()),
+            "{line}"
+        );
     }
 
     #[test]

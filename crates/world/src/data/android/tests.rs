@@ -196,7 +196,10 @@ fn made_up_screens_tile_their_parents_and_make_exact_rows() {
     }
     assert!(classes.len() >= 10, "{classes:?}");
     assert!((20..80).contains(&chains), "{chains} chains of two or more");
-    assert!(two_lines > 50 && tabs > 20, "{two_lines} two-line texts, {tabs} tabs");
+    assert!(
+        two_lines > 50 && tabs > 20,
+        "{two_lines} two-line texts, {tabs} tabs"
+    );
 
     // Every training row comes from a made-up screen at share 1, and replays exactly;
     // held-out rows still come from the held-out dump.
