@@ -114,6 +114,33 @@ pub(crate) fn train_words(rows: &[Row]) -> std::collections::HashSet<String> {
         .collect()
 }
 
+/// Test check of a made-up share: no word of the rows at that share (`all`) is a held-out
+/// word (`held`, lower case) unless share-0 rows (`none`) hold it too (a format word), and the
+/// rows the share `half` leaves alone equal share 0's row for row, with `lo..hi` of them left.
+#[cfg(test)]
+pub(crate) fn assert_made_up_share(
+    held: &std::collections::HashSet<String>,
+    none: &[Row],
+    all: &[Row],
+    half: &[Row],
+    kept_range: std::ops::Range<usize>,
+) {
+    let before = train_words(none);
+    for w in train_words(all) {
+        assert!(
+            !held.contains(&w) || before.contains(&w),
+            "held-out word {w}"
+        );
+    }
+    let kept: Vec<usize> = (0..half.len())
+        .filter(|&i| half[i].extra["source"] != "synthetic")
+        .collect();
+    assert!(kept_range.contains(&kept.len()), "{} kept", kept.len());
+    for i in kept {
+        assert_eq!(half[i], none[i]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

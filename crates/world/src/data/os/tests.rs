@@ -327,27 +327,14 @@ fn made_up_desktops_replace_training_rows_only() {
         TEST_WORDS.buttons,
         TEST_WORDS.phrases,
     ]);
-    // (words that share-0 training rows hold too, like the `text` tag, are format words)
-    let before = crate::data::train_words(&none_rows);
-    for w in crate::data::train_words(&all_rows) {
-        assert!(
-            !held.contains(&w) || before.contains(&w),
-            "held-out word {w}"
-        );
-    }
+    // (words that share-0 training rows hold too, like the `text` tag, are format words);
     // at share 0.5 the rows left on mini desktops and real trees are those of share 0
     let half = generate_os(&OsDataConfig {
         synthetic_share: 0.5,
         ..none.clone()
     })
     .unwrap();
-    let kept: Vec<usize> = (0..half.len())
-        .filter(|&i| half[i].extra["source"] != "synthetic")
-        .collect();
-    assert!(kept.len() > 30 && kept.len() < 90, "{} kept", kept.len());
-    for i in kept {
-        assert_eq!(half[i], none_rows[i]);
-    }
+    crate::data::assert_made_up_share(&held, &none_rows, &all_rows, &half, 31..90);
     // at most one focused field on a made-up desktop
     let mut rng = Rng::new(5);
     for _ in 0..500 {

@@ -448,24 +448,11 @@ fn made_up_sites_replace_training_rows_only() {
     // No made-up word is a held-out word (words that share-0 training rows hold too are
     // format or shared words).
     let held = crate::data::rename::word_set(&site::TEST_WORDS.lists());
-    let before = crate::data::train_words(&none_rows);
-    for word in crate::data::train_words(&all_rows) {
-        assert!(
-            !held.contains(&word) || before.contains(&word),
-            "held-out word {word}"
-        );
-    }
     // At share 0.5, the rows left on real and built-in pages are the rows of share 0.
     let half = generate_web(&WebDataConfig {
         synthetic_share: 0.5,
         ..none.clone()
     })
     .unwrap();
-    let kept: Vec<usize> = (0..half.len())
-        .filter(|&i| half[i].extra["source"] != "synthetic")
-        .collect();
-    assert!(kept.len() > 30 && kept.len() < 90, "{} kept", kept.len());
-    for i in kept {
-        assert_eq!(half[i], none_rows[i]);
-    }
+    crate::data::assert_made_up_share(&held, &none_rows, &all_rows, &half, 31..90);
 }
