@@ -88,10 +88,15 @@ fn one_line(rng: &mut Rng) -> String {
     }
 }
 
-/// A text of one line, or one time in eight two lines joined by a line break.
+/// Two texts joined by a line break.
+fn two_lines(rng: &mut Rng) -> String {
+    format!("{}\n{}", one_line(rng), one_line(rng))
+}
+
+/// A text of one line, or one time in eight [`two_lines`].
 fn some_text(rng: &mut Rng) -> String {
     if rng.chance(0.125) {
-        format!("{}\n{}", one_line(rng), one_line(rng))
+        two_lines(rng)
     } else {
         one_line(rng)
     }
@@ -213,7 +218,7 @@ pub fn synthetic_screen(rng: &mut Rng) -> AndroidTree {
         };
         wrapper.flags.focusable = rng.chance(0.2);
         if depth == chain && rng.chance(0.3) {
-            wrapper.content_desc = format!("{}\n{}", one_line(rng), one_line(rng));
+            wrapper.content_desc = two_lines(rng);
             wrapper.flags.focused = true;
             wrapper.flags.focusable = true;
         }
