@@ -71,6 +71,7 @@ fn sequences_joining_and_leaving_mid_flight_match_one_at_a_time() {
             top_k: 20,
             top_p: 0.95,
             seed: 1234,
+            copy_bias: 0.0,
         },
     };
     let params = [&greedy, &greedy, &sampled, &greedy];

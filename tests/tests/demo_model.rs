@@ -161,3 +161,88 @@ fn held_out_gui_steps_yield_parsable_trees() {
         );
     }
 }
+
+/// The copy prior ([`SamplingParams::copy_bias`]) through the engine, whatever the model has
+/// learnt. While the template's `<think>` block is open the prior waits: the reasoning comes
+/// out token for token as plain greedy decoding writes it. With the reasoning closed in the
+/// prompt and an overwhelming bias, the observation starts with the current state copied line
+/// for line (after the state's end the model is on its own: the end of the turn that follows
+/// the state in the prompt is never favoured; the shipped model then repeats a line). A batch
+/// decodes each row against its own prompt.
+#[test]
+fn an_overwhelming_copy_prior_copies_the_current_state_after_the_reasoning() {
+    let engine = engine();
+    let rows = read_jsonl_file(demo_model().join("heldout.jsonl")).unwrap();
+    let picked: Vec<_> = ["web", "os"]
+        .iter()
+        .map(|d| rows.iter().find(|r| &r.task == d).expect("held-out rows"))
+        .collect();
+    let texts: Vec<String> = picked
+        .iter()
+        .map(|r| prompt_text(r, &engine.template).unwrap())
+        .collect();
+    assert!(
+        texts.iter().all(|t| t.ends_with("<think>\n")),
+        "{}",
+        texts[0]
+    );
+    let encode = |t: &str| engine.encode(t).unwrap();
+    let copying = GenerateParams {
+        max_tokens: 700,
+        sampling: SamplingParams {
+            copy_bias: 1000.0,
+            ..SamplingParams::greedy()
+        },
+    };
+    let plain = GenerateParams {
+        max_tokens: 40,
+        sampling: SamplingParams::greedy(),
+    };
+    for text in &texts {
+        let ids = encode(text);
+        let reasoning = engine.generate(&ids, &plain, &mut |_| {}).unwrap();
+        let gated = engine
+            .generate(
+                &ids,
+                &GenerateParams {
+                    max_tokens: 40,
+                    ..copying
+                },
+                &mut |_| {},
+            )
+            .unwrap();
+        let end = engine.tokenizer.token_to_id("</think>").unwrap();
+        let upto = |ids: &[u32]| {
+            ids.iter()
+                .position(|&t| t == end)
+                .map_or(ids.len(), |p| p + 1)
+        };
+        let n = upto(&reasoning.token_ids);
+        assert_eq!(
+            reasoning.token_ids[..n],
+            gated.token_ids[..n.min(gated.token_ids.len())],
+            "the reasoning is the model's own"
+        );
+    }
+    let closed: Vec<Vec<u32>> = texts
+        .iter()
+        .map(|t| encode(&format!("{t}\n</think>\n\n")))
+        .collect();
+    let batched = engine.generate_batch(&closed, &copying).unwrap();
+    for ((row, prompt), g) in picked.iter().zip(&closed).zip(&batched) {
+        let single = engine.generate(prompt, &copying, &mut |_| {}).unwrap();
+        assert_eq!(single.token_ids, g.token_ids, "batched and single agree");
+        let state = agentworld_train::eval::current_state(row);
+        let observation = g
+            .text
+            .split_once("<predicted_observation>")
+            .map_or("", |(_, o)| o)
+            .trim_start();
+        assert!(
+            observation.starts_with(state.trim()),
+            "{}: the observation starts with the state copied; output:\n{}",
+            row.task,
+            g.text
+        );
+    }
+}

@@ -128,7 +128,7 @@ impl<'e, B: Backend> DecodeBatch<'e, B> {
         let logits = engine
             .model
             .forward_last(&TokenBatch::single(prompt.to_vec()), Some(&mut cache))?;
-        let mut samplers = vec![Sampler::new(params.sampling)];
+        let mut samplers = vec![engine.sampler(params.sampling, prompt)];
         let token = engine.pick(logits, &[0], &mut samplers)?[0];
         let mut row = Row {
             id,

@@ -1,6 +1,7 @@
 //! [`Engine`]: a loaded checkpoint with its tokenizer, chat template and stop tokens.
 
 use agentworld_model::loader::{self, LayoutReport};
+use agentworld_model::sampling::{CopyPrior, Sampler, SamplingParams};
 use agentworld_model::{Checkpoint, Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::{ChatTemplate, GenerationConfig, RenderOptions, Tokenizer};
 use burn::tensor::backend::Backend;
@@ -189,6 +190,30 @@ impl<B: Backend> Engine<B> {
     /// Longest sequence (prompt plus output) the model accepts.
     pub fn max_context(&self) -> usize {
         self.config.max_position_embeddings
+    }
+
+    /// The sampler of one continuation of `prompt`: `params`, with the copy prior over the
+    /// prompt when `params.copy_bias` is set. The stop tokens are never favoured, and when the
+    /// prompt leaves a `<think>` block open (the template started the reasoning) the prior
+    /// waits for `</think>`.
+    pub(crate) fn sampler(&self, params: SamplingParams, prompt: &[u32]) -> Sampler {
+        let sampler = Sampler::new(params);
+        if params.copy_bias == 0.0 {
+            return sampler;
+        }
+        let mut prior = CopyPrior::new(prompt, &self.stop_ids);
+        if let (Some(open), Some(close)) = (
+            self.tokenizer.token_to_id("<think>"),
+            self.tokenizer.token_to_id("</think>"),
+        ) {
+            let last = |id: u32| prompt.iter().rposition(|&t| t == id);
+            if let Some(o) = last(open)
+                && last(close).is_none_or(|c| c < o)
+            {
+                prior = prior.after(close);
+            }
+        }
+        sampler.with_copy_prior(prior)
     }
 
     /// Checks that a prompt can start a generation: not empty, and shorter than the context.

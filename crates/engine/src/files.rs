@@ -29,6 +29,10 @@ pub struct ModelCard {
     pub prompts_dir: Option<String>,
     /// Sensible `max_tokens` for one observation.
     pub max_new_tokens: Option<usize>,
+    /// The copy prior ([`agentworld_model::sampling::SamplingParams::copy_bias`]) this model
+    /// is decoded with when the caller sets none: a logit bonus, in nats, for the token that
+    /// continues the span of the prompt being copied.
+    pub copy_bias: Option<f32>,
     /// Domains the model was trained on.
     pub domains: Vec<String>,
     /// How the model was made (free-form: data, steps, seed, command).

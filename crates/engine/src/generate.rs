@@ -140,10 +140,13 @@ impl<B: Backend> Engine<B> {
 
         let mut samplers: Vec<Sampler> = (0..n)
             .map(|r| {
-                Sampler::new(SamplingParams {
-                    seed: params.sampling.seed.wrapping_add(r as u64),
-                    ..params.sampling
-                })
+                self.sampler(
+                    SamplingParams {
+                        seed: params.sampling.seed.wrapping_add(r as u64),
+                        ..params.sampling
+                    },
+                    &prompts[r],
+                )
             })
             .collect();
         let mut streams: Vec<_> = (0..n).map(|_| self.tokenizer.decode_stream(true)).collect();

@@ -54,7 +54,7 @@ impl<B: Backend> Engine<B> {
             Some(&mut cache),
             tracing.then_some(&mut trace),
         )?;
-        let mut sampler = Sampler::new(params.sampling);
+        let mut sampler = self.sampler(params.sampling, prompt);
         let mut stream = self.tokenizer.decode_stream(true);
         let mut text = String::new();
         let mut ids = Vec::new();

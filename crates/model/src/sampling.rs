@@ -3,6 +3,12 @@
 //! The order follows transformers' `generate` logits processors and vLLM's sampler:
 //! temperature, then top-k, then top-p (nucleus), then a draw from the renormalised
 //! distribution. A temperature of 0 means greedy (argmax, lowest id on ties).
+//!
+//! An optional copy prior ([`SamplingParams::copy_bias`]) comes first: a world model's next
+//! state is mostly its current state copied, so the token that continues the span of the
+//! prompt the output is copying gets a logit bonus (the continuation is found as prompt-lookup
+//! decoding finds its drafts, Saxena 2023, "Prompt Lookup Decoding"; here it changes the choice
+//! instead of only speeding it up). A model sure of an edit still outvotes it.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -18,6 +24,10 @@ pub struct SamplingParams {
     pub top_p: f32,
     /// Seed of the random generator.
     pub seed: u64,
+    /// Logit bonus (nats) for the token that continues the longest span of the prompt the
+    /// generated text ends with ([`CopyPrior`]); `0.0` is off. Needs the prompt
+    /// ([`Sampler::with_copy_prior`]); the logits are then read back even when greedy.
+    pub copy_bias: f32,
 }
 
 impl Default for SamplingParams {
@@ -27,6 +37,7 @@ impl Default for SamplingParams {
             top_k: 0,
             top_p: 1.0,
             seed: 0,
+            copy_bias: 0.0,
         }
     }
 }
@@ -43,6 +54,117 @@ impl SamplingParams {
 pub struct Sampler {
     params: SamplingParams,
     rng: StdRng,
+    copy: Option<CopyPrior>,
+}
+
+/// The copy prior of [`SamplingParams::copy_bias`]: where in the prompt the output is copying
+/// from, and so which token would continue the copy.
+///
+/// A pointer follows the copy: while each picked token is the prompt's next one, it moves one
+/// on. When a picked token breaks the copy (an edit), it is placed again at the end of the
+/// longest suffix of the picked tokens (at least [`Self::MIN_MATCH`], at most
+/// [`Self::MAX_MATCH`] tokens) found in the prompt at a position not copied yet; ties go to the
+/// nearest position after the old one, else to the latest (the current state comes last in a
+/// world-model prompt). Never placing it on a copied position keeps a slip from turning into a
+/// loop over the same lines.
+#[derive(Debug, Clone)]
+pub struct CopyPrior {
+    prompt: Vec<u32>,
+    picked: Vec<u32>,
+    copied: Vec<bool>,
+    at: Option<usize>,
+    waiting_for: Option<u32>,
+}
+
+impl CopyPrior {
+    /// Shortest suffix that counts as copying.
+    pub const MIN_MATCH: usize = 2;
+    /// Longest suffix compared.
+    pub const MAX_MATCH: usize = 32;
+    /// Stands in the prompt for a token of `never`; no picked token equals it.
+    const NONE: u32 = u32::MAX;
+
+    /// A prior over `prompt` (token ids), with nothing picked yet. Tokens in `never` (the
+    /// stop tokens) are neither matched nor favoured: the end of the copied state is followed
+    /// in the prompt by the end of the turn, which must not end the output.
+    pub fn new(prompt: &[u32], never: &[u32]) -> Self {
+        Self {
+            prompt: prompt
+                .iter()
+                .map(|t| if never.contains(t) { Self::NONE } else { *t })
+                .collect(),
+            picked: Vec::new(),
+            copied: vec![false; prompt.len()],
+            at: None,
+            waiting_for: None,
+        }
+    }
+
+    /// The prior stays off until `token` is picked (the end of the reasoning, `</think>`: a
+    /// model's thinking quotes the state but is not a copy of it).
+    pub fn after(mut self, token: u32) -> Self {
+        self.waiting_for = Some(token);
+        self
+    }
+
+    /// Records a picked token and moves the pointer.
+    pub fn push(&mut self, token: u32) {
+        if let Some(gate) = self.waiting_for {
+            if token == gate {
+                self.waiting_for = None;
+            }
+            return;
+        }
+        self.picked.push(token);
+        let next = self.at.map(|a| a + 1);
+        self.at = match next {
+            Some(n) if self.prompt.get(n) == Some(&token) && !self.copied[n] => Some(n),
+            _ => self.realign(),
+        };
+        if let Some(a) = self.at {
+            self.copied[a] = true;
+        }
+    }
+
+    /// The token that continues the copy, if the output is copying.
+    pub fn continuation(&self) -> Option<u32> {
+        self.at
+            .and_then(|a| self.prompt.get(a + 1).copied())
+            .filter(|&t| t != Self::NONE)
+    }
+
+    /// Prompt index of the last picked token, matched as described on [`CopyPrior`].
+    fn realign(&self) -> Option<usize> {
+        let (c, g) = (&self.prompt, &self.picked);
+        let last = *g.last()?;
+        // Smaller is better: longer match first, then nearer (after `at`, else latest).
+        let rank = |i: usize| match self.at {
+            Some(a) if i > a => (0, i - a),
+            Some(a) => (1, a - i),
+            None => (0, c.len() - i),
+        };
+        let mut best: Option<(usize, (usize, usize), usize)> = None;
+        for i in 0..c.len() {
+            if c[i] != last || self.copied[i] {
+                continue;
+            }
+            let mut k = 1;
+            while k < Self::MAX_MATCH && k < g.len() && k <= i && c[i - k] == g[g.len() - 1 - k] {
+                k += 1;
+            }
+            if k < Self::MIN_MATCH {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some((bk, br, _)) => k > bk || (k == bk && rank(i) < br),
+            };
+            if better {
+                best = Some((k, rank(i), i));
+            }
+        }
+        best.map(|(_, _, i)| i)
+    }
 }
 
 /// Index of the largest value (lowest index on ties); `0` for an empty slice.
@@ -62,7 +184,16 @@ impl Sampler {
         Self {
             params,
             rng: StdRng::seed_from_u64(params.seed),
+            copy: None,
         }
+    }
+
+    /// This sampler with a copy prior, used when `copy_bias` is set (else it is dropped).
+    pub fn with_copy_prior(mut self, prior: CopyPrior) -> Self {
+        if self.params.copy_bias != 0.0 {
+            self.copy = Some(prior);
+        }
+        self
     }
 
     /// The settings.
@@ -70,14 +201,38 @@ impl Sampler {
         &self.params
     }
 
-    /// Whether this sampler only needs the argmax (no logits read back).
+    /// Whether this sampler only needs the argmax (no logits read back): greedy, and no copy
+    /// prior.
     pub fn is_greedy(&self) -> bool {
+        self.copy.is_none() && self.picks_argmax()
+    }
+
+    fn picks_argmax(&self) -> bool {
         self.params.temperature <= 0.0 || self.params.top_k == 1
     }
 
     /// Picks the next token from one row of logits `[vocab]`.
     pub fn sample(&mut self, logits: &[f32]) -> u32 {
-        if self.is_greedy() || logits.is_empty() {
+        let Some(copy) = &self.copy else {
+            return self.draw(logits);
+        };
+        let favoured = copy.continuation().filter(|&t| (t as usize) < logits.len());
+        let token = match favoured {
+            Some(t) => {
+                let mut biased = logits.to_vec();
+                biased[t as usize] += self.params.copy_bias;
+                self.draw(&biased)
+            }
+            None => self.draw(logits),
+        };
+        if let Some(copy) = &mut self.copy {
+            copy.push(token);
+        }
+        token
+    }
+
+    fn draw(&mut self, logits: &[f32]) -> u32 {
+        if self.picks_argmax() || logits.is_empty() {
             return argmax(logits);
         }
         let t = self.params.temperature;
@@ -127,6 +282,64 @@ impl Sampler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copy_prior_follows_the_copy_across_an_edit_without_looping() {
+        // A state of three "lines" 10 11 | 20 21 | 30 31, each ending in 5.
+        let prompt = [10, 11, 5, 20, 21, 5, 30, 31, 5];
+        let mut p = CopyPrior::new(&prompt, &[]);
+        p.push(10);
+        assert_eq!(p.continuation(), None, "one token is not a span");
+        p.push(11);
+        assert_eq!(p.continuation(), Some(5));
+        p.push(5);
+        assert_eq!(p.continuation(), Some(20));
+        // An edit: 99 in place of 20 21; the copy picks up again after it.
+        p.push(99);
+        assert_eq!(p.continuation(), None);
+        p.push(5);
+        assert_eq!(p.continuation(), None, "one token is not a span");
+        p.push(30);
+        assert_eq!(p.continuation(), Some(31));
+        // A slip back to the first line does not send the copy round again.
+        let mut p = CopyPrior::new(&prompt, &[]);
+        [10, 11, 5, 20, 21, 5, 10, 11]
+            .into_iter()
+            .for_each(|t| p.push(t));
+        assert_eq!(p.continuation(), None, "10 11 was copied already");
+    }
+
+    #[test]
+    fn copy_bias_flips_a_close_call_but_not_a_confident_edit() {
+        let params = SamplingParams {
+            copy_bias: 2.0,
+            ..SamplingParams::greedy()
+        };
+        // vocab 4; prompt 0 1 2 3 with 3 a stop token; picked 0 1 so far: 2 continues.
+        let mut s = Sampler::new(params).with_copy_prior(CopyPrior::new(&[0, 1, 2, 3], &[3]));
+        assert!(!s.is_greedy(), "the prior needs the logits");
+        s.sample(&[9.0, 0.0, 0.0, 0.0]);
+        s.sample(&[0.0, 9.0, 0.0, 0.0]);
+        let mut close = s.clone();
+        assert_eq!(close.sample(&[0.0, 0.0, 1.0, 2.5]), 2);
+        assert_eq!(s.sample(&[0.0, 0.0, 1.0, 4.0]), 3);
+        // After 2 the prompt holds the stop token 3: it is not favoured.
+        assert_eq!(
+            close.sample(&[0.0, 0.0, 1.0, 0.5]),
+            2,
+            "3 would win with a bonus"
+        );
+        // Without the prompt, or with a zero bias, sampling is unchanged.
+        let mut plain = Sampler::new(params);
+        plain.sample(&[9.0, 0.0, 0.0, 0.0]);
+        plain.sample(&[0.0, 9.0, 0.0, 0.0]);
+        assert_eq!(plain.sample(&[0.0, 0.0, 1.0, 2.5]), 3);
+        assert!(
+            Sampler::new(SamplingParams::greedy())
+                .with_copy_prior(CopyPrior::new(&[0, 1, 2], &[]))
+                .is_greedy()
+        );
+    }
 
     #[test]
     fn greedy_picks_argmax_lowest_on_ties() {
