@@ -85,6 +85,10 @@ pub struct Knobs {
     pub top_p: Option<f64>,
     /// `top_k` (`-1` or `0`: off).
     pub top_k: Option<i64>,
+    /// `copy_bias` (our extension, as vLLM adds `top_k`): the copy prior's logit bonus in nats
+    /// ([`agentworld_model::sampling::SamplingParams::copy_bias`]); unset takes the model
+    /// card's, `0` turns it off.
+    pub copy_bias: Option<f64>,
     /// `seed`.
     pub seed: Option<i64>,
     /// `n`.
@@ -98,7 +102,7 @@ impl Knobs {
     ///
     /// # Errors
     /// 400 naming the field: `max_tokens` ≤ 0, `temperature` outside `[0, 2]`, `top_p`
-    /// outside `(0, 1]`, `top_k` below -1, `n` other than 1.
+    /// outside `(0, 1]`, `top_k` below -1, `copy_bias` outside `[0, 100]`, `n` other than 1.
     pub fn validate(&self) -> Result<(), ApiError> {
         if let Some((n, field)) = self.max_tokens
             && n <= 0
@@ -132,6 +136,14 @@ impl Knobs {
             return Err(ApiError::bad_request(
                 Some("top_k"),
                 format!("`top_k` must be -1 (off), 0 (off) or positive (got {k})."),
+            ));
+        }
+        if let Some(b) = self.copy_bias
+            && !(0.0..=100.0).contains(&b)
+        {
+            return Err(ApiError::bad_request(
+                Some("copy_bias"),
+                format!("`copy_bias` must be between 0 (off) and 100 nats (got {b})."),
             ));
         }
         if let Some(n) = self.n
@@ -204,6 +216,7 @@ impl Knobs {
                 top_k,
                 top_p: self.top_p.map_or(gc.top_p.unwrap_or(1.0), |p| p as f32),
                 seed,
+                copy_bias: self.copy_bias.map_or(info.copy_bias, |b| b as f32),
             },
         })
     }

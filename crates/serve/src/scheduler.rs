@@ -36,6 +36,8 @@ pub struct ModelInfo {
     pub generation_config: GenerationConfig,
     /// Longest prompt plus output, in tokens.
     pub max_model_len: usize,
+    /// The copy prior of requests that set none (the model card's `copy_bias`, else 0).
+    pub copy_bias: f32,
     /// Unix seconds when the model was loaded (`created` of `/v1/models`).
     pub created: u64,
 }
@@ -89,6 +91,8 @@ pub struct ModelText {
     pub generation_config: GenerationConfig,
     /// The model's context length in tokens.
     pub context: usize,
+    /// The model card's `copy_bias`, else 0.
+    pub copy_bias: f32,
 }
 
 impl ModelText {
@@ -99,6 +103,11 @@ impl ModelText {
             template: engine.template.clone(),
             generation_config: engine.generation_config.clone(),
             context: engine.max_context(),
+            copy_bias: engine
+                .card
+                .as_ref()
+                .and_then(|c| c.copy_bias)
+                .unwrap_or(0.0),
         }
     }
 }
@@ -320,6 +329,7 @@ fn model_info(config: &ServeConfig, text: ModelText) -> Result<Arc<ModelInfo>> {
         template: text.template,
         generation_config: text.generation_config,
         max_model_len,
+        copy_bias: text.copy_bias,
         created: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),

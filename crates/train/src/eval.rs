@@ -20,6 +20,7 @@
 //! turn, or the previous observation when the turn shows none).
 
 use agentworld_engine::{Engine, GenerateParams};
+use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_world::Row;
 use agentworld_world::diff::{line_f1, node_f1};
@@ -174,7 +175,8 @@ pub fn changed_accuracy(current: &str, predicted: &str, truth: &str) -> Option<f
     Some(right as f64 / changed.len() as f64)
 }
 
-/// Runs the model on held-out rows, `batch_size` rows at a time; `on_progress(done, total)`
+/// Runs the model on held-out rows, `batch_size` rows at a time, greedily with the copy prior
+/// `copy_bias` ([`SamplingParams::copy_bias`], 0: plain greedy); `on_progress(done, total)`
 /// after each batch.
 ///
 /// # Errors
@@ -184,6 +186,7 @@ pub fn evaluate<B: Backend>(
     rows: &[Row],
     batch_size: usize,
     max_tokens: usize,
+    copy_bias: f32,
     on_progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Prediction>> {
     let mut out = Vec::with_capacity(rows.len());
@@ -197,7 +200,10 @@ pub fn evaluate<B: Backend>(
     let mut results: Vec<Option<Prediction>> = vec![None; rows.len()];
     let params = GenerateParams {
         max_tokens,
-        ..Default::default()
+        sampling: SamplingParams {
+            copy_bias,
+            ..SamplingParams::greedy()
+        },
     };
     for chunk in order.chunks(batch_size.max(1)) {
         let batch: Vec<Vec<u32>> = chunk.iter().map(|&i| prompts[i].clone()).collect();

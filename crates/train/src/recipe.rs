@@ -134,6 +134,12 @@ pub struct DemoRecipe {
     pub qk_norm_scale: f64,
     /// Optimisation.
     pub train: TrainConfig,
+    /// The copy prior the model is decoded with ([`SamplingParams::copy_bias`], 0: plain
+    /// greedy): written into the card, and used by the probe and the final evaluation.
+    ///
+    /// [`SamplingParams::copy_bias`]: agentworld_model::sampling::SamplingParams::copy_bias
+    #[serde(default)]
+    pub copy_bias: f32,
     /// Held-out rows evaluated per domain.
     pub eval_rows_per_domain: usize,
     /// Rows generated together during evaluation.
@@ -208,6 +214,7 @@ impl Default for DemoRecipe {
                 seed: 7,
                 ..Default::default()
             },
+            copy_bias: 0.0,
             eval_rows_per_domain: 100,
             eval_batch: 16,
             eval_max_tokens: 700,
@@ -552,6 +559,7 @@ pub fn build_demo<B: Backend>(
         &held,
         recipe.eval_batch,
         recipe.eval_max_tokens,
+        recipe.copy_bias,
         &mut |d, t| events(BuildEvent::Eval(d, t)),
     )?;
     write_jsonl_lines(&work_dir.join("predictions.jsonl"), &predictions)?;
@@ -560,6 +568,7 @@ pub fn build_demo<B: Backend>(
         out_dir,
         recipe.eval_rows_per_domain,
         recipe.eval_max_tokens,
+        recipe.copy_bias,
         &evaluation,
     )?;
     let mut counts = std::collections::BTreeMap::new();

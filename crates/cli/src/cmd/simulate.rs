@@ -67,6 +67,11 @@ pub struct Args {
     /// Random seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Copy prior (local models): a logit bonus, in nats, for the token that continues the
+    /// span of the prompt the observation is copying, as the next state is mostly the current
+    /// one; 0 turns it off. Default: the model card's (`copy_bias`), else 0.
+    #[arg(long, value_parser = parse_copy_bias)]
+    copy_bias: Option<f32>,
     /// Most tokens to generate. Default: the model card's, else 4096.
     #[arg(long)]
     max_tokens: Option<usize>,
@@ -297,9 +302,22 @@ impl OnBackend for &Request {
             top_p: self.args.top_p,
             top_k: self.args.top_k,
             seed: self.args.seed,
+            copy_bias: self
+                .args
+                .copy_bias
+                .or(self.card.as_ref().and_then(|c| c.copy_bias))
+                .unwrap_or(0.0),
+        };
+        let copy_prior = if sampling.copy_bias > 0.0 {
+            format!(
+                "; copy prior {} nats (--copy-bias 0 turns it off)",
+                sampling.copy_bias
+            )
+        } else {
+            String::new()
         };
         eprintln!(
-            "prompt: {} tokens; model: {}",
+            "prompt: {} tokens; model: {}{copy_prior}",
             ids.len(),
             self.model_dir.display()
         );
@@ -387,6 +405,16 @@ fn finish(request: &Request, output: &Output) -> Result<()> {
         println!();
     }
     Ok(())
+}
+
+/// Parses `--copy-bias`: a finite number of nats, 0 or more.
+pub fn parse_copy_bias(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(b) if b.is_finite() && b >= 0.0 => Ok(b),
+        _ => Err(format!(
+            "expected a logit bonus in nats, 0 (off) or more, e.g. 10; got `{text}`"
+        )),
+    }
 }
 
 #[cfg(test)]

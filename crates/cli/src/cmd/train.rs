@@ -111,6 +111,11 @@ pub struct Args {
     /// a wrong token (default: the recipe's, 0).
     #[arg(long)]
     input_noise: Option<f64>,
+    /// The copy prior the model is decoded with (a logit bonus, in nats, for the token that
+    /// continues the span of the prompt being copied): written into the model card and used by
+    /// the probe and the final evaluation (default: the recipe's, 0).
+    #[arg(long, value_parser = crate::cmd::simulate::parse_copy_bias)]
+    copy_bias: Option<f32>,
     /// Peak learning rate (default: the recipe's).
     #[arg(long)]
     lr: Option<f64>,
@@ -262,6 +267,9 @@ pub fn run(args: Args) -> Result<()> {
             bail!("--qk-norm-scale must be a positive number, got {scale}");
         }
         recipe.qk_norm_scale = scale;
+    }
+    if let Some(bias) = args.copy_bias {
+        recipe.copy_bias = bias;
     }
     if let Some(share) = args.rename_share {
         if !(0.0..=1.0).contains(&share) {

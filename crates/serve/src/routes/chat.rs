@@ -65,6 +65,7 @@ fn prepare(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Chat
         temperature: request.temperature,
         top_p: request.top_p,
         top_k: request.top_k,
+        copy_bias: request.copy_bias,
         seed: request.seed,
         n: request.n,
         stop: request.stop,

@@ -79,6 +79,7 @@ pub(super) fn export_dir<B: Backend>(
             .collect::<serde_json::Map<_, _>>(),
         "prompts_dir": "prompts",
         "max_new_tokens": recipe.eval_max_tokens,
+        "copy_bias": recipe.copy_bias,
         "training": {
             "recipe": recipe,
             "parameters": counts.total,
@@ -107,6 +108,7 @@ pub fn record_evaluation(
     model_dir: &Path,
     rows_per_domain: usize,
     max_tokens: usize,
+    copy_bias: f32,
     evaluation: &[DomainSummary],
 ) -> Result<()> {
     let card_path = model_dir.join("agentworld.json");
@@ -117,6 +119,7 @@ pub fn record_evaluation(
     card["evaluation"] = serde_json::json!({
         "rows_per_domain": rows_per_domain,
         "max_tokens": max_tokens,
+        "copy_bias": copy_bias,
         "domains": evaluation,
         "command": "agentworld eval fidelity --model <dir>",
     });

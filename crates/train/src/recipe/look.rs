@@ -59,6 +59,7 @@ impl Looks<'_> {
                 self.generated,
                 self.recipe.eval_batch,
                 self.recipe.eval_max_tokens,
+                self.recipe.copy_bias,
                 &mut |_, _| {},
             ) {
                 Ok(predictions) => {

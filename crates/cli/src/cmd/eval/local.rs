@@ -71,6 +71,7 @@ impl OnBackend for LocalInfer<'_> {
                 top_k: 0,
                 top_p: 1.0,
                 seed: self.seed,
+                copy_bias: 0.0,
             },
         };
         for chunk in fits.chunks(self.batch.max(1)) {

@@ -113,6 +113,8 @@ impl WorldModel for LocalWorld {
                 top_p: 1.0,
                 top_k: 0,
                 seed,
+                // The model card's copy prior, as `agentworld serve` applies it.
+                copy_bias: info.copy_bias,
             },
         };
         let mut events = self

@@ -18,6 +18,10 @@ pub(super) struct ChatRequest {
     pub(super) temperature: Option<f64>,
     pub(super) top_p: Option<f64>,
     pub(super) top_k: Option<i64>,
+    /// Extension: the copy prior ([`Knobs::copy_bias`]).
+    ///
+    /// [`Knobs::copy_bias`]: crate::request::Knobs::copy_bias
+    pub(super) copy_bias: Option<f64>,
     pub(super) seed: Option<i64>,
     pub(super) n: Option<i64>,
     pub(super) stop: Option<Stop>,
