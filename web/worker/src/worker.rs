@@ -223,7 +223,11 @@ async fn generate(
         sampling: SamplingParams {
             temperature,
             // The model card's copy prior, as `agentworld simulate` applies it.
-            copy_bias: engine.card.as_ref().and_then(|c| c.copy_bias).unwrap_or(0.0),
+            copy_bias: engine
+                .card
+                .as_ref()
+                .and_then(|c| c.copy_bias)
+                .unwrap_or(0.0),
             ..SamplingParams::greedy()
         },
     };
