@@ -222,12 +222,6 @@ async fn generate(
         max_tokens,
         sampling: SamplingParams {
             temperature,
-            // The model card's copy prior, as `agentworld simulate` applies it.
-            copy_bias: engine
-                .card
-                .as_ref()
-                .and_then(|c| c.copy_bias)
-                .unwrap_or(0.0),
             ..SamplingParams::greedy()
         },
     };
