@@ -197,9 +197,12 @@ impl Ctx {
             sent_state,
             prompt,
         }));
+        // The demo model's copy prior for this domain (its card's), in the browser or on an
+        // `agentworld serve` of it; other models decode as their server decides.
         let sampling = Sampling {
             temperature: ctx.temperature.get_untracked(),
             max_tokens: ctx.max_tokens.get_untracked(),
+            copy_bias: profile.as_ref().map(|p| p.copy_bias(domain)),
         };
         if ctx.in_browser.get_untracked() {
             if let Err(e) = crate::local::generate(ctx, &messages, sampling) {

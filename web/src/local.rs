@@ -125,7 +125,8 @@ pub fn generate(ctx: Ctx, messages: &[Message], sampling: Sampling) -> Result<()
         post(
             w,
             &json!({"kind": "generate", "messages": messages,
-                    "max_tokens": sampling.max_tokens, "temperature": sampling.temperature}),
+                    "max_tokens": sampling.max_tokens, "temperature": sampling.temperature,
+                    "copy_bias": sampling.copy_bias.unwrap_or(0.0)}),
         )
     })
 }

@@ -26,6 +26,10 @@ pub struct Profile {
     pub experts_per_token: usize,
     /// The card's generation limit.
     pub max_new_tokens: Option<usize>,
+    /// The card's copy prior (nats), for domains without their own.
+    pub copy_bias: f32,
+    /// The card's copy prior per domain.
+    pub copy_bias_by_domain: HashMap<String, f32>,
 }
 
 /// Where the demo model is served from, relative to the app.
@@ -66,6 +70,15 @@ impl Profile {
             experts: usize_of(&config["num_experts"]).unwrap_or(0),
             experts_per_token: usize_of(&config["num_experts_per_tok"]).unwrap_or(0),
             max_new_tokens: usize_of(&card["max_new_tokens"]),
+            copy_bias: card["copy_bias"].as_f64().unwrap_or(0.0) as f32,
+            copy_bias_by_domain: card["copy_bias_by_domain"]
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.as_f64()? as f32)))
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
     }
 
@@ -80,6 +93,15 @@ impl Profile {
     /// The state format the model reads for `domain` (`None`: states as written).
     pub fn state_format(&self, domain: Domain) -> Option<&str> {
         self.state_formats.get(domain.as_str()).map(String::as_str)
+    }
+
+    /// The copy prior the model is decoded with in `domain` (nats; 0: plain decoding), as
+    /// `agentworld simulate` reads the card (`ModelCard::copy_bias_for`).
+    pub fn copy_bias(&self, domain: Domain) -> f32 {
+        self.copy_bias_by_domain
+            .get(domain.as_str())
+            .copied()
+            .unwrap_or(self.copy_bias)
     }
 
     /// Whether the model was trained on `domain`.

@@ -81,6 +81,9 @@ pub struct Sampling {
     pub temperature: f64,
     /// Most tokens to generate.
     pub max_tokens: usize,
+    /// The copy prior (nats; `agentworld serve`'s `copy_bias` extension, sent only when set:
+    /// other servers would not know it).
+    pub copy_bias: Option<f32>,
 }
 
 /// Streams a chat completion for `messages`, calling `on` for every event. Returns when the
@@ -100,6 +103,9 @@ pub async fn stream_chat(
     });
     if !target.model.is_empty() {
         body["model"] = json!(target.model);
+    }
+    if let Some(b) = sampling.copy_bias {
+        body["copy_bias"] = json!(b);
     }
     let init = RequestInit::new();
     init.set_method("POST");

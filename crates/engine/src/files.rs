@@ -33,12 +33,27 @@ pub struct ModelCard {
     /// is decoded with when the caller sets none: a logit bonus, in nats, for the token that
     /// continues the span of the prompt being copied.
     pub copy_bias: Option<f32>,
+    /// Per domain (`terminal`, ...), a copy prior in place of [`Self::copy_bias`]: a terminal
+    /// screen changes more from step to step than a GUI tree, so it is best copied less
+    /// firmly. Read through [`Self::copy_bias_for`].
+    pub copy_bias_by_domain: BTreeMap<String, f32>,
     /// Domains the model was trained on.
     pub domains: Vec<String>,
     /// How the model was made (free-form: data, steps, seed, command).
     pub training: Option<serde_json::Value>,
     /// Held-out figures (free-form, written by `agentworld eval`).
     pub evaluation: Option<serde_json::Value>,
+}
+
+impl ModelCard {
+    /// The copy prior (nats) this model is decoded with in `domain` (`None`: domain unknown):
+    /// the domain's entry in [`Self::copy_bias_by_domain`], else [`Self::copy_bias`], else 0.
+    pub fn copy_bias_for(&self, domain: Option<&str>) -> f32 {
+        domain
+            .and_then(|d| self.copy_bias_by_domain.get(d).copied())
+            .or(self.copy_bias)
+            .unwrap_or(0.0)
+    }
 }
 
 /// Every file of a model directory, in memory.
@@ -143,6 +158,17 @@ mod tests {
             Some(("lm_head".into(), 64 * 16 * 4))
         );
         assert_eq!(ModelFiles::default().largest_tensor_f32(), None);
+    }
+
+    #[test]
+    fn a_domain_copy_bias_overrides_the_card_default() {
+        let card: ModelCard =
+            serde_json::from_str(r#"{"copy_bias": 15, "copy_bias_by_domain": {"terminal": 0}}"#)
+                .unwrap();
+        assert_eq!(card.copy_bias_for(Some("terminal")), 0.0);
+        assert_eq!(card.copy_bias_for(Some("web")), 15.0);
+        assert_eq!(card.copy_bias_for(None), 15.0);
+        assert_eq!(ModelCard::default().copy_bias_for(Some("web")), 0.0);
     }
 
     #[test]

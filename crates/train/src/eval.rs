@@ -175,9 +175,9 @@ pub fn changed_accuracy(current: &str, predicted: &str, truth: &str) -> Option<f
     Some(right as f64 / changed.len() as f64)
 }
 
-/// Runs the model on held-out rows, `batch_size` rows at a time, greedily with the copy prior
-/// `copy_bias` ([`SamplingParams::copy_bias`], 0: plain greedy); `on_progress(done, total)`
-/// after each batch.
+/// Runs the model on held-out rows, `batch_size` rows of one domain at a time, greedily with
+/// the copy prior `copy_bias(domain)` ([`SamplingParams::copy_bias`], 0: plain greedy);
+/// `on_progress(done, total)` after each batch.
 ///
 /// # Errors
 /// A malformed row or a generation failure.
@@ -186,31 +186,35 @@ pub fn evaluate<B: Backend>(
     rows: &[Row],
     batch_size: usize,
     max_tokens: usize,
-    copy_bias: f32,
+    copy_bias: &dyn Fn(&str) -> f32,
     on_progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Prediction>> {
     let mut out = Vec::with_capacity(rows.len());
-    // Similar lengths together keep padding low.
-    let mut order: Vec<usize> = (0..rows.len()).collect();
+    let domains: Vec<&str> = rows.iter().map(|r| row_domain(r)).collect();
     let prompts: Vec<Vec<u32>> = rows
         .iter()
         .map(|r| -> Result<Vec<u32>> { Ok(engine.encode(&prompt_text(r, &engine.template)?)?) })
         .collect::<Result<_>>()?;
-    order.sort_by_key(|&i| prompts[i].len());
+    // One domain a batch (one copy prior), similar lengths together (low padding).
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&i| (domains[i], prompts[i].len()));
     let mut results: Vec<Option<Prediction>> = vec![None; rows.len()];
-    let params = GenerateParams {
-        max_tokens,
-        sampling: SamplingParams {
-            copy_bias,
-            ..SamplingParams::greedy()
-        },
-    };
-    for chunk in order.chunks(batch_size.max(1)) {
+    let chunks = order
+        .chunk_by(|&a, &b| domains[a] == domains[b])
+        .flat_map(|group| group.chunks(batch_size.max(1)));
+    for chunk in chunks {
+        let params = GenerateParams {
+            max_tokens,
+            sampling: SamplingParams {
+                copy_bias: copy_bias(domains[chunk[0]]),
+                ..SamplingParams::greedy()
+            },
+        };
         let batch: Vec<Vec<u32>> = chunk.iter().map(|&i| prompts[i].clone()).collect();
         let generations = engine.generate_batch(&batch, &params)?;
         for (&i, g) in chunk.iter().zip(generations) {
             let row = &rows[i];
-            let domain = row.task.rsplit('/').next().unwrap_or(&row.task).to_string();
+            let domain = domains[i].to_string();
             let truth = row.target_observation()?;
             let observation = extract_observation(&g.text);
             let predicted = score(&domain, &observation, &truth);
@@ -235,6 +239,11 @@ pub fn evaluate<B: Backend>(
     }
     out.extend(results.into_iter().flatten());
     Ok(out)
+}
+
+/// A row's domain: the last part of its task (`agentworld/web` → `web`).
+fn row_domain(row: &Row) -> &str {
+    row.task.rsplit('/').next().unwrap_or(&row.task)
 }
 
 /// Per-domain means of [`evaluate`]'s predictions, domains in name order.

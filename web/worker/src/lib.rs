@@ -4,7 +4,8 @@
 //!
 //! Protocol (JSON strings both ways):
 //! - in: `{"kind":"load","base":"public/models/agentworld-demo/","max_buffer_mb":null}`,
-//!   `{"kind":"generate","messages":[…],"max_tokens":700,"temperature":0}`, `{"kind":"stop"}`;
+//!   `{"kind":"generate","messages":[…],"max_tokens":700,"temperature":0,"copy_bias":15}`,
+//!   `{"kind":"stop"}`;
 //! - out: `{"kind":"alive"}`, `{"kind":"loading","what":…}`,
 //!   `{"kind":"ready","backend":"webgpu"|"cpu","note":…}`, `{"kind":"thinking","text":…}`,
 //!   `{"kind":"content","text":…}`, `{"kind":"routing","text":…,"experts":[[…]],"weights":[[…]]}`
@@ -38,6 +39,9 @@ pub enum Request {
         max_tokens: usize,
         /// Sampling temperature (0: greedy).
         temperature: f32,
+        /// The copy prior (nats; 0 or absent: off), the card's for the domain.
+        #[serde(default)]
+        copy_bias: f32,
     },
     /// Stop the running generation.
     Stop,

@@ -212,6 +212,7 @@ async fn generate(
     messages: Vec<agentworld_world::Message>,
     max_tokens: usize,
     temperature: f32,
+    copy_bias: f32,
 ) -> Result<(), String> {
     let engine = state
         .engine
@@ -222,6 +223,12 @@ async fn generate(
         max_tokens,
         sampling: SamplingParams {
             temperature,
+            // Clamped as `agentworld serve` validates it; not a number: off.
+            copy_bias: if copy_bias.is_finite() {
+                copy_bias.clamp(0.0, 100.0)
+            } else {
+                0.0
+            },
             ..SamplingParams::greedy()
         },
     };
@@ -306,6 +313,7 @@ pub fn start() {
                 messages,
                 max_tokens,
                 temperature,
+                copy_bias,
             } => {
                 if state.busy.replace(true) {
                     return send(&Reply::Error {
@@ -313,7 +321,8 @@ pub fn start() {
                     });
                 }
                 spawn_local(async move {
-                    let result = generate(state.clone(), messages, max_tokens, temperature).await;
+                    let result =
+                        generate(state.clone(), messages, max_tokens, temperature, copy_bias).await;
                     state.busy.set(false);
                     if let Err(message) = result {
                         send(&Reply::Error { message });

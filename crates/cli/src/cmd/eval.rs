@@ -63,7 +63,8 @@ pub struct FidelityArgs {
     #[arg(long)]
     predictions: Option<PathBuf>,
     /// Copy prior: a logit bonus, in nats, for the token that continues the span of the prompt
-    /// being copied; 0 is plain greedy decoding. Default: the model card's (`copy_bias`), else 0.
+    /// being copied; 0 is plain greedy decoding; applies to every domain. Default: the model
+    /// card's for each domain (`copy_bias_by_domain`, else `copy_bias`), else 0.
     #[arg(long, value_parser = crate::cmd::simulate::parse_copy_bias)]
     copy_bias: Option<f32>,
     /// Record the figures in the model's card (`agentworld.json`), replacing earlier ones.
@@ -209,19 +210,26 @@ impl OnBackend for Job {
     type Output = ();
     fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<()> {
         let engine = progress::load_engine::<B>(&self.model, &device)?;
-        let copy_bias = self
-            .args
-            .copy_bias
-            .or(engine.card.as_ref().and_then(|c| c.copy_bias))
-            .unwrap_or(0.0);
-        eprintln!("decoding: greedy, copy bias {copy_bias}");
+        let card = engine.card.clone().unwrap_or_default();
+        let flag = self.args.copy_bias;
+        let copy_bias = |d: &str| flag.unwrap_or_else(|| card.copy_bias_for(Some(d)));
+        let domains: std::collections::BTreeSet<&str> = self
+            .rows
+            .iter()
+            .map(|r| r.task.rsplit('/').next().unwrap_or(&r.task))
+            .collect();
+        let biases: Vec<String> = domains
+            .iter()
+            .map(|d| format!("{d} {}", copy_bias(d)))
+            .collect();
+        eprintln!("decoding: greedy, copy bias {}", biases.join(", "));
         let bar = progress::bar(self.rows.len() as u64, "evaluating");
         let predictions = evaluate(
             &engine,
             &self.rows,
             self.args.batch,
             self.args.max_tokens,
-            copy_bias,
+            &copy_bias,
             &mut |d, _| bar.set_position(d as u64),
         )?;
         bar.finish_and_clear();
@@ -240,7 +248,7 @@ impl OnBackend for Job {
                 &self.model,
                 self.args.rows,
                 self.args.max_tokens,
-                copy_bias,
+                &copy_bias,
                 &summary,
             )?;
             eprintln!(

@@ -261,6 +261,7 @@ pub fn run(args: Args) -> Result<()> {
                 temperature: args.temperature.unwrap_or(0.0) as f32,
                 timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
                 peak_batch: Default::default(),
+                card: card.clone(),
             };
             (Box::new(world), prompts)
         }
@@ -365,7 +366,7 @@ fn episode(shared: &Shared<'_>, i: usize) -> Row {
         let sent = Instant::now();
         let (reply, attempts) = shared
             .retry
-            .with_retries(|| shared.world.complete(&messages, seed));
+            .with_retries(|| shared.world.complete(env.task().domain, &messages, seed));
         calls.world_attempts = attempts;
         calls.world_secs = sent.elapsed().as_secs_f64();
         match reply {

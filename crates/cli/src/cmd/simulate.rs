@@ -69,7 +69,8 @@ pub struct Args {
     seed: u64,
     /// Copy prior (local models): a logit bonus, in nats, for the token that continues the
     /// span of the prompt the observation is copying, as the next state is mostly the current
-    /// one; 0 turns it off. Default: the model card's (`copy_bias`), else 0.
+    /// one; 0 turns it off. Default: the model card's for the domain (`copy_bias_by_domain`,
+    /// else `copy_bias`), else 0.
     #[arg(long, value_parser = parse_copy_bias)]
     copy_bias: Option<f32>,
     /// Most tokens to generate. Default: the model card's, else 4096.
@@ -305,7 +306,10 @@ impl OnBackend for &Request {
             copy_bias: self
                 .args
                 .copy_bias
-                .or(self.card.as_ref().and_then(|c| c.copy_bias))
+                .or(self
+                    .card
+                    .as_ref()
+                    .map(|c| c.copy_bias_for(Some(self.domain.as_str()))))
                 .unwrap_or(0.0),
         };
         let copy_prior = if sampling.copy_bias > 0.0 {

@@ -80,16 +80,16 @@ pub struct Args {
     #[arg(long)]
     rename_share: Option<f64>,
     /// Share of the Android training rows cut from made-up screens instead of the 4 real
-    /// dumps, so that remembering screens does not predict them (default: the recipe's, 0).
+    /// dumps, so that remembering screens does not predict them (default: the recipe's, 0.5).
     /// Applies when the data is made, not when --resume reads it back.
     #[arg(long)]
     android_synthetic_share: Option<f64>,
     /// Share of the Web training rows on made-up sites instead of the real pages and the
-    /// built-in site (default: the recipe's, 0). Applies when the data is made.
+    /// built-in site (default: the recipe's, 0.5). Applies when the data is made.
     #[arg(long)]
     web_synthetic_share: Option<f64>,
     /// Share of the OS training rows on made-up desktops instead of the mini desktop and the
-    /// real trees (default: the recipe's, 0). Applies when the data is made.
+    /// real trees (default: the recipe's, 0.5). Applies when the data is made.
     #[arg(long)]
     os_synthetic_share: Option<f64>,
     /// A length ramp at the start of the world-model phase, `STEPS:TOKENS`: for STEPS steps
@@ -108,12 +108,13 @@ pub struct Args {
     probe_generated_rows: Option<usize>,
     /// Share of completion tokens replaced in the model's input (never in the targets) by
     /// another token of the completion, so the model learns to keep its place in a copy after
-    /// a wrong token (default: the recipe's, 0).
+    /// a wrong token (default: the recipe's, 0.1).
     #[arg(long)]
     input_noise: Option<f64>,
     /// The copy prior the model is decoded with (a logit bonus, in nats, for the token that
     /// continues the span of the prompt being copied): written into the model card and used by
-    /// the probe and the final evaluation (default: the recipe's, 0).
+    /// the probe and the final evaluation, in every domain (default: the recipe's, 15 nats and
+    /// none for terminal screens).
     #[arg(long, value_parser = crate::cmd::simulate::parse_copy_bias)]
     copy_bias: Option<f32>,
     /// Peak learning rate (default: the recipe's).
@@ -270,6 +271,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     if let Some(bias) = args.copy_bias {
         recipe.copy_bias = bias;
+        recipe.copy_bias_by_domain.clear();
     }
     if let Some(share) = args.rename_share {
         if !(0.0..=1.0).contains(&share) {

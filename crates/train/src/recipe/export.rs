@@ -80,6 +80,7 @@ pub(super) fn export_dir<B: Backend>(
         "prompts_dir": "prompts",
         "max_new_tokens": recipe.eval_max_tokens,
         "copy_bias": recipe.copy_bias,
+        "copy_bias_by_domain": recipe.copy_bias_by_domain,
         "training": {
             "recipe": recipe,
             "parameters": counts.total,
@@ -100,7 +101,7 @@ pub(super) fn export_dir<B: Backend>(
 
 /// Records held-out figures in a model's card (`agentworld.json`, key `evaluation`), replacing
 /// earlier ones. The card is rewritten through a temporary file, so a failure leaves the old
-/// card whole.
+/// card whole. `copy_bias(domain)` is the copy prior each domain was decoded with.
 ///
 /// # Errors
 /// The card is missing, is not JSON, or cannot be written.
@@ -108,9 +109,13 @@ pub fn record_evaluation(
     model_dir: &Path,
     rows_per_domain: usize,
     max_tokens: usize,
-    copy_bias: f32,
+    copy_bias: &dyn Fn(&str) -> f32,
     evaluation: &[DomainSummary],
 ) -> Result<()> {
+    let copy_bias: serde_json::Map<String, serde_json::Value> = evaluation
+        .iter()
+        .map(|d| (d.domain.clone(), copy_bias(&d.domain).into()))
+        .collect();
     let card_path = model_dir.join("agentworld.json");
     let mut card: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(&card_path).map_err(|e| TrainError::io(&card_path, e))?,

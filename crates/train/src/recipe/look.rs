@@ -59,7 +59,7 @@ impl Looks<'_> {
                 self.generated,
                 self.recipe.eval_batch,
                 self.recipe.eval_max_tokens,
-                self.recipe.copy_bias,
+                &|d| self.recipe.copy_bias_for(d),
                 &mut |_, _| {},
             ) {
                 Ok(predictions) => {

@@ -9,12 +9,12 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agentworld_engine::GenerateParams;
+use agentworld_engine::{GenerateParams, ModelCard};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_serve::EngineHandle;
 use agentworld_serve::scheduler::JobEvent;
 use agentworld_text::RenderOptions;
-use agentworld_world::Message;
+use agentworld_world::{Domain, Message};
 
 use crate::cmd::eval::pool::HttpArgs;
 use crate::endpoint::CallError;
@@ -23,11 +23,17 @@ use crate::endpoint::CallError;
 /// request, one try at its raw output (thinking, then the `<predicted_observation>` block).
 /// Retries are the caller's ([`HttpArgs::with_retries`]).
 pub trait WorldModel: Sync {
-    /// One try. `seed` varies the sampling per environment and step where the model honours it.
+    /// One try for an environment of `domain`. `seed` varies the sampling per environment and
+    /// step where the model honours it.
     ///
     /// # Errors
     /// [`CallError`], retryable for timeouts, transport errors, 5xx and a full queue.
-    fn complete(&self, messages: &[Message], seed: u64) -> Result<String, CallError>;
+    fn complete(
+        &self,
+        domain: Domain,
+        messages: &[Message],
+        seed: u64,
+    ) -> Result<String, CallError>;
 
     /// One line on how the model ran, for the summary (`None`: nothing to say).
     fn report(&self) -> Option<String> {
@@ -46,7 +52,12 @@ pub struct EndpointWorld {
 }
 
 impl WorldModel for EndpointWorld {
-    fn complete(&self, messages: &[Message], _seed: u64) -> Result<String, CallError> {
+    fn complete(
+        &self,
+        _domain: Domain,
+        messages: &[Message],
+        _seed: u64,
+    ) -> Result<String, CallError> {
         let value = serde_json::to_value(messages).map_err(|e| CallError {
             message: format!("cannot serialise the messages: {e}"),
             retryable: false,
@@ -74,10 +85,17 @@ pub struct LocalWorld {
     pub timeout: Duration,
     /// The most sequences seen decoding together (sampled as output arrives).
     pub peak_batch: AtomicUsize,
+    /// The model's card: its copy prior per domain ([`ModelCard::copy_bias_for`]).
+    pub card: Option<ModelCard>,
 }
 
 impl WorldModel for LocalWorld {
-    fn complete(&self, messages: &[Message], seed: u64) -> Result<String, CallError> {
+    fn complete(
+        &self,
+        domain: Domain,
+        messages: &[Message],
+        seed: u64,
+    ) -> Result<String, CallError> {
         let fail = |message: String, retryable| CallError { message, retryable };
         let info = &self.handle.info;
         let text = info
@@ -113,8 +131,11 @@ impl WorldModel for LocalWorld {
                 top_p: 1.0,
                 top_k: 0,
                 seed,
-                // The model card's copy prior, as `agentworld serve` applies it.
-                copy_bias: info.copy_bias,
+                // The model card's copy prior for the environment's domain.
+                copy_bias: self
+                    .card
+                    .as_ref()
+                    .map_or(info.copy_bias, |c| c.copy_bias_for(Some(domain.as_str()))),
             },
         };
         let mut events = self
