@@ -140,7 +140,7 @@ mod tests {
         let p = s.next_prompt("click('3')", "page", "page");
         assert_eq!(
             p,
-            "### Turn 1\n**Action:**\n```json\n\"click('3')\"\n```\n\n**Current State:**\npage"
+            "### Turn 1\n**Action:**\n```json\nclick('3')\n```\n\n**Current State:**\npage"
         );
         s.steps.push(step(1, "page 2"));
         let p = s.next_prompt("noop()", "page 2", "page 2");

@@ -130,7 +130,9 @@ fn invalid_actions_are_sent_as_written_and_penalised() {
     });
     env.reset(Task::new("t", Domain::Terminal, None));
     let m = query(&mut env, "ls please");
-    assert!(m[1].content.contains("\"ls please\"") && !m[1].content.contains("Current State"));
+    assert!(
+        m[1].content.contains("```json\nls please\n```") && !m[1].content.contains("Current State")
+    );
     let step = env
         .observe("<predicted_observation>notes.txt</predicted_observation>")
         .unwrap();
