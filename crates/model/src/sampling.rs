@@ -64,8 +64,10 @@ pub struct Sampler {
 /// on. When a picked token breaks the copy (an edit), it is placed again at the end of the
 /// longest suffix of the picked tokens (at least [`Self::MIN_MATCH`], at most
 /// [`Self::MAX_MATCH`] tokens) found in the prompt at a position not copied yet; ties go to the
-/// nearest position after the old one, else to the latest (the current state comes last in a
-/// world-model prompt). Never placing it on a copied position keeps a slip from turning into a
+/// nearest position after the last one the pointer held (the copy was lost there: placing it
+/// at the latest match instead cut held-out Android trees short, 84% well-formed against
+/// 87%), else, before any, to the latest (the current state comes last in a world-model
+/// prompt). Never placing it on a copied position keeps a slip from turning into a
 /// loop over the same lines.
 #[derive(Debug, Clone)]
 pub struct CopyPrior {
@@ -73,6 +75,8 @@ pub struct CopyPrior {
     picked: Vec<u32>,
     copied: Vec<bool>,
     at: Option<usize>,
+    /// The last position the pointer held: where a lost copy most likely resumes.
+    last: Option<usize>,
     waiting_for: Option<u32>,
 }
 
@@ -96,6 +100,7 @@ impl CopyPrior {
             picked: Vec::new(),
             copied: vec![false; prompt.len()],
             at: None,
+            last: None,
             waiting_for: None,
         }
     }
@@ -123,6 +128,7 @@ impl CopyPrior {
         };
         if let Some(a) = self.at {
             self.copied[a] = true;
+            self.last = Some(a);
         }
     }
 
@@ -138,7 +144,7 @@ impl CopyPrior {
         let (c, g) = (&self.prompt, &self.picked);
         let last = *g.last()?;
         // Smaller is better: longer match first, then nearer (after `at`, else latest).
-        let rank = |i: usize| match self.at {
+        let rank = |i: usize| match self.at.or(self.last) {
             Some(a) if i > a => (0, i - a),
             Some(a) => (1, a - i),
             None => (0, c.len() - i),
@@ -307,6 +313,28 @@ mod tests {
             .into_iter()
             .for_each(|t| p.push(t));
         assert_eq!(p.continuation(), None, "10 11 was copied already");
+    }
+
+    /// A copy lost for a few tokens resumes near where it was, not at the latest match: a
+    /// tree repeats short token runs on many lines, and the latest one is near the state's end.
+    #[test]
+    fn a_lost_copy_resumes_near_its_last_place() {
+        let prompt = [10, 11, 12, 13, 14, 15, 50, 12, 13, 16];
+        let mut prior = CopyPrior::new(&prompt, &[]);
+        for t in [10, 11] {
+            prior.push(t);
+        }
+        assert_eq!(prior.continuation(), Some(12));
+        for t in [99, 12] {
+            prior.push(t);
+            assert_eq!(prior.continuation(), None, "lost after {t}");
+        }
+        prior.push(13);
+        assert_eq!(
+            prior.continuation(),
+            Some(14),
+            "12 13 again at 2-3, not 7-8"
+        );
     }
 
     #[test]
