@@ -190,7 +190,7 @@ pub fn evaluate<B: Backend>(
     on_progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Prediction>> {
     let mut out = Vec::with_capacity(rows.len());
-    let domains: Vec<&str> = rows.iter().map(|r| row_domain(r)).collect();
+    let domains: Vec<&str> = rows.iter().map(row_domain).collect();
     let prompts: Vec<Vec<u32>> = rows
         .iter()
         .map(|r| -> Result<Vec<u32>> { Ok(engine.encode(&prompt_text(r, &engine.template)?)?) })
