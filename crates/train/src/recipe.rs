@@ -12,7 +12,6 @@
 //!    prompts the model was trained with, the held-out rows and the loss curve.
 //! 5. Evaluation of the exported model on held-out rows, written into the card.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agentworld_engine::Engine;
@@ -23,7 +22,7 @@ use agentworld_world::data::{RenameConfig, rename_content};
 use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
 use burn::backend::Autodiff;
 use burn::tensor::backend::Backend;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::checkpoint::Checkpointing;
 use crate::dataset::{
@@ -32,12 +31,14 @@ use crate::dataset::{
 use crate::error::{Result, TrainError};
 use crate::eval::{DomainSummary, evaluate, summarise};
 use crate::tokenizer::{ADDED_TOKENS, SPECIAL_TOKENS, train_tokenizer};
-use crate::trainer::{CurriculumStage, Probe, StepInfo, TrainConfig, train_probed};
+use crate::trainer::{CurriculumStage, Probe, StepInfo, train_probed};
 
+mod config;
 mod data;
 mod export;
 mod look;
 mod warm;
+pub use config::{CopyStage, DemoRecipe};
 pub use data::{
     ANDROID_PROMPT, DemoSources, OS_PROMPT, PROMPTS, TERMINAL_PROMPT, WEB_PROMPT, make_data,
 };
@@ -47,208 +48,6 @@ use warm::{same_tokenizer, source_tokenizer};
 
 /// The model card's description.
 pub const DESCRIPTION: &str = "A toy Qwen3.5-MoE world model trained by agentworld from scratch on real terminal transitions (real bash in sandboxes) and on exactly computed GUI transitions: Android edits on real UI dumps, Web page edits and navigation (BrowserGym accessibility trees of real and built-in pages), and desktop actions (OSWorld accessibility tables of real AT-SPI trees and a mini desktop). It shows the whole loop running on a laptop; it is not a substitute for Qwen-AgentWorld.";
-
-/// One stage of [`DemoRecipe::copy_stages`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CopyStage {
-    /// Optimizer steps on this stage's copy examples alone.
-    pub steps: usize,
-    /// Shortest and longest copied span, in tokens.
-    pub span: (usize, usize),
-    /// Spans draw from this many of the most frequent completion tokens (0: every learned
-    /// token).
-    pub vocab: usize,
-    /// Spans are windows of real training states ([`crate::dataset::state_copy_examples`])
-    /// instead of random tokens (`vocab` is then unused).
-    #[serde(default)]
-    pub from_states: bool,
-}
-
-impl CopyStage {
-    /// The [`Example::domain`] of stage `index`'s examples.
-    pub fn domain(index: usize) -> String {
-        format!("copy-stage-{}", index + 1)
-    }
-}
-
-/// Every setting of the demo build.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct DemoRecipe {
-    /// Seed of data, initialisation and batch order.
-    pub seed: u64,
-    /// Terminal rows to generate (train and held-out together).
-    pub terminal_rows: usize,
-    /// Android rows to generate.
-    pub android_rows: usize,
-    /// Share of the Android training rows cut from made-up screens
-    /// ([`agentworld_world::data::android::screen`]) instead of the dumps (0: none; half
-    /// by default, so that remembering the 4 dumps predicts half the rows at most).
-    #[serde(default)]
-    pub android_synthetic_share: f64,
-    /// Web rows to generate.
-    pub web_rows: usize,
-    /// Share of the Web training rows on made-up sites
-    /// ([`agentworld_world::data::web::made`]) instead of real pages and built-in families
-    /// (0: none; half by default).
-    #[serde(default)]
-    pub web_synthetic_share: f64,
-    /// OS (desktop) rows to generate.
-    pub os_rows: usize,
-    /// Share of the OS training rows on made-up desktops
-    /// ([`agentworld_world::data::os::build::made_up`]) instead of the mini desktop and real
-    /// trees (0: none; half by default).
-    #[serde(default)]
-    pub os_synthetic_share: f64,
-    /// Tokenizer size, added tokens included.
-    pub vocab_size: usize,
-    /// Examples longer than this many tokens are left out of training.
-    pub max_example_tokens: usize,
-    /// Auxiliary copy examples of random tokens ([`crate::dataset::copy_examples`]) mixed
-    /// with the world-model rows, as a share of their tokens (0 by default: their loss stayed
-    /// at chance, ln of the vocabulary, through whole runs).
-    pub copy_fraction: f64,
-    /// Shortest and longest copied span, in tokens.
-    pub copy_span: (usize, usize),
-    /// Copied spans draw from this many of the most frequent completion tokens (0: every
-    /// learned token).
-    #[serde(default)]
-    pub copy_vocab: usize,
-    /// The copy curriculum: stages of copy examples alone before the world-model rows join,
-    /// each with its own span and token set (e.g. short spans of the 32 most frequent tokens
-    /// until the induction circuit forms, then the token set doubling each stage, a superset
-    /// of the last, so the circuit is kept while new tokens join), or windows of real
-    /// training states growing from 8–32 to 64–256 tokens (the default: 500 steps). Random
-    /// tokens: jumping from 32 to 256 tokens at once put the copy loss back at chance;
-    /// doubling kept it below chance up to 512 tokens, but left the world-model rows less
-    /// often well-formed (README, "The demo model").
-    #[serde(default)]
-    pub copy_stages: Vec<CopyStage>,
-    /// Model shape (`config.json` fields).
-    pub model: serde_json::Value,
-    /// Share of the Web, Android and OS training rows whose content words are renamed to
-    /// made-up ones ([`agentworld_world::data::rename`]), so that only copying from the context
-    /// predicts them (0: none).
-    #[serde(default)]
-    pub rename_share: f64,
-    /// Initial scale of the attention layers' q/k norms ([`InitOptions::qk_norm_scale`]).
-    #[serde(default = "one")]
-    pub qk_norm_scale: f64,
-    /// Optimisation.
-    pub train: TrainConfig,
-    /// The copy prior the model is decoded with ([`SamplingParams::copy_bias`], 0: plain
-    /// greedy): written into the card, and used by the probe and the final evaluation. 15
-    /// nats by default, with none for terminal screens ([`Self::copy_bias_by_domain`]): the
-    /// values that scored best on held-out rows 150–165 of each domain (README, "The copy
-    /// prior").
-    ///
-    /// [`SamplingParams::copy_bias`]: agentworld_model::sampling::SamplingParams::copy_bias
-    #[serde(default)]
-    pub copy_bias: f32,
-    /// Per domain, a copy prior in place of [`Self::copy_bias`] ([`Self::copy_bias_for`]).
-    #[serde(default)]
-    pub copy_bias_by_domain: BTreeMap<String, f32>,
-    /// Held-out rows evaluated per domain.
-    pub eval_rows_per_domain: usize,
-    /// Rows generated together during evaluation.
-    pub eval_batch: usize,
-    /// Generation limit during evaluation.
-    pub eval_max_tokens: usize,
-    /// Save a training checkpoint every this many steps (0: only at the end).
-    pub checkpoint_every: usize,
-    /// Every this many steps, teacher-forced accuracy on held-out rows
-    /// ([`crate::probe::teacher_forced`]) is printed and appended to `<work>/probe.jsonl`
-    /// (0: never).
-    #[serde(default)]
-    pub probe_every: usize,
-    /// Held-out rows per domain the probe scores.
-    #[serde(default)]
-    pub probe_rows_per_domain: usize,
-    /// Held-out rows per domain the probe also generates from, greedily as the final
-    /// evaluation does, to score well-formed outputs and node F1 while training (0: none).
-    /// Teacher-forced accuracy cannot see a generated copy that loops or never closes.
-    #[serde(default)]
-    pub probe_generated_rows_per_domain: usize,
-}
-
-impl Default for DemoRecipe {
-    fn default() -> Self {
-        Self {
-            seed: 7,
-            terminal_rows: 2500,
-            android_rows: 2500,
-            android_synthetic_share: 0.5,
-            web_synthetic_share: 0.5,
-            os_synthetic_share: 0.5,
-            web_rows: 2500,
-            os_rows: 2500,
-            vocab_size: 4096,
-            max_example_tokens: 1400,
-            copy_fraction: 0.0,
-            copy_span: (16, 320),
-            copy_vocab: 0,
-            copy_stages: [
-                (200, (8, 32)),
-                (100, (16, 64)),
-                (100, (32, 128)),
-                (100, (64, 256)),
-            ]
-            .into_iter()
-            .map(|(steps, span)| CopyStage {
-                steps,
-                span,
-                vocab: 0,
-                from_states: true,
-            })
-            .collect(),
-            rename_share: 0.4,
-            qk_norm_scale: 1.0,
-            model: serde_json::json!({
-                "hidden_size": 128, "num_hidden_layers": 4,
-                "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
-                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32,
-                "linear_num_key_heads": 2, "linear_num_value_heads": 4,
-                "linear_key_head_dim": 32, "linear_value_head_dim": 32, "linear_conv_kernel_dim": 4,
-                "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 128,
-                "shared_expert_intermediate_size": 128, "max_position_embeddings": 2048,
-                "rms_norm_eps": 1e-6, "tie_word_embeddings": false,
-                "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}
-            }),
-            train: TrainConfig {
-                steps: 2400,
-                learning_rate: 2e-3,
-                warmup_steps: 60,
-                tokens_per_batch: 2560,
-                seed: 7,
-                input_noise: 0.1,
-                ..Default::default()
-            },
-            copy_bias: 15.0,
-            copy_bias_by_domain: BTreeMap::from([("terminal".to_string(), 0.0)]),
-            eval_rows_per_domain: 100,
-            eval_batch: 16,
-            eval_max_tokens: 700,
-            checkpoint_every: 100,
-            probe_every: 250,
-            probe_rows_per_domain: 16,
-            probe_generated_rows_per_domain: 8,
-        }
-    }
-}
-
-impl DemoRecipe {
-    /// The copy prior `domain` is decoded with: its entry in [`Self::copy_bias_by_domain`],
-    /// else [`Self::copy_bias`].
-    pub fn copy_bias_for(&self, domain: &str) -> f32 {
-        self.copy_bias_by_domain
-            .get(domain)
-            .copied()
-            .unwrap_or(self.copy_bias)
-    }
-}
-
-fn one() -> f64 {
-    1.0
-}
 
 /// Progress of a build, for display.
 #[derive(Debug, Clone)]
