@@ -72,7 +72,7 @@ pub fn build_examples(
             let mut ids = tokenizer.encode(&prompt_text(row, template)?)?;
             let completion_start = ids.len();
             ids.extend(tokenizer.encode(&completion_text(row)?)?);
-            let domain = row.task.rsplit('/').next().unwrap_or(&row.task).to_string();
+            let domain = crate::eval::row_domain(row).to_string();
             Ok(Example {
                 ids,
                 completion_start,

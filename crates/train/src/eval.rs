@@ -242,7 +242,7 @@ pub fn evaluate<B: Backend>(
 }
 
 /// A row's domain: the last part of its task (`agentworld/web` → `web`).
-fn row_domain(row: &Row) -> &str {
+pub fn row_domain(row: &Row) -> &str {
     row.task.rsplit('/').next().unwrap_or(&row.task)
 }
 

@@ -216,7 +216,7 @@ impl OnBackend for Job {
         let domains: std::collections::BTreeSet<&str> = self
             .rows
             .iter()
-            .map(|r| r.task.rsplit('/').next().unwrap_or(&r.task))
+            .map(agentworld_train::eval::row_domain)
             .collect();
         let biases: Vec<String> = domains
             .iter()
