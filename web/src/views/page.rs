@@ -49,8 +49,24 @@ pub fn Page(
         }
         None => (text_doc(&text), None),
     };
+    // One frame element per document, never a frame navigated from one `srcdoc` to the next:
+    // Chromium (seen in 156) commits the first of two `srcdoc`s set a few milliseconds apart and
+    // drops the second, which a domain switch does (the old state, then the fetched example).
+    // Keyed on the document, a new document replaces the element rather than rebuilding it.
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        doc.hash(&mut h);
+        h.finish()
+    };
     view! {
-        <iframe class="page" sandbox="" srcdoc=doc data-testid=testid title="page"></iframe>
+        <For
+            each=move || [(key, doc.clone())]
+            key=|(k, _)| *k
+            children=move |(_, doc)| {
+                view! { <iframe class="page" sandbox="" srcdoc=doc data-testid=testid.clone() title="page"></iframe> }
+            }
+        />
         {note.map(|n| view! { <p class="note inert">{n}</p> })}
     }
 }
