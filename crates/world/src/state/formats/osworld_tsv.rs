@@ -13,8 +13,11 @@
 //! when not empty, key = the positional path (rows have no id). A row with more than seven
 //! fields (tabs inside the text) keeps the first two and the last four and joins the middle as
 //! the text; a row with fewer is read as far as it goes; both with a warning, as are malformed
-//! geometry and a missing header. The `[...]` line OSWorld appends when it cuts the table to a
-//! token budget is a warning.
+//! geometry and a missing header. The exception is the table's last row missing only its
+//! geometry (five or six fields): a node without geometry ends its row in empty fields, and
+//! text trimmed of its trailing whitespace (chat templates trim every message) loses those
+//! tabs, so that row reads as having empty geometry, with no warning. The `[...]` line OSWorld
+//! appends when it cuts the table to a token budget is a warning.
 
 use super::super::read::{LineIndex, clip};
 use super::osworld_xml::pair;
@@ -111,7 +114,8 @@ impl StateParser for OsworldTsv {
             if quote_open {
                 warnings.push(ix.warning(start, "quoted text not closed before the end"));
             }
-            let fields = normalise(fields, &ix, start, &mut warnings);
+            let last_row = text[end..].trim().is_empty();
+            let fields = normalise(fields, last_row, &ix, start, &mut warnings);
             let get = |i: usize| fields.get(i).cloned().unwrap_or_default();
             let mut node = StateNode {
                 role: get(0),
@@ -145,9 +149,11 @@ impl StateParser for OsworldTsv {
     }
 }
 
-/// Seven fields from a row's raw fields, with a warning when there were not seven.
+/// Seven fields from a row's raw fields, with a warning when there were not seven (except for
+/// the last row of a trimmed table, `last_row`, missing only its geometry).
 fn normalise(
     mut f: Vec<String>,
+    last_row: bool,
     ix: &LineIndex<'_>,
     at: usize,
     warnings: &mut Vec<Warning>,
@@ -169,6 +175,7 @@ fn normalise(
             f.extend(tail);
             f
         }
+        Ordering::Less if last_row && f.len() >= 5 => f,
         Ordering::Less => {
             warnings.push(ix.warning(
                 at,
@@ -263,5 +270,29 @@ mod tests {
         assert_eq!(n[4].role, "short");
         assert_eq!(p.warnings.len(), 4, "{:?}", p.warnings);
         assert!(OsworldTsv.detect(&text) > 0.9);
+    }
+
+    /// A table whose last row has no geometry, trimmed as a chat template trims a message,
+    /// reads like the untrimmed one; a row cut short elsewhere still warns.
+    #[test]
+    fn a_trimmed_last_row_keeps_its_empty_geometry() {
+        let full = format!(
+            "{HEADER}\npush-button\tFiles\t\"\"\t\t\t(234, 4)\t(64, 24)\nheading\ttable summary name\t\"\"\t\ttable summary\t\t\n"
+        );
+        let trimmed = OsworldTsv.parse(full.trim()).unwrap();
+        let untrimmed = OsworldTsv.parse(&full).unwrap();
+        assert!(trimmed.warnings.is_empty(), "{:?}", trimmed.warnings);
+        assert_eq!(trimmed.tree.nodes, untrimmed.tree.nodes);
+        assert_eq!(
+            trimmed.tree.nodes[1].attr("description"),
+            Some("table summary")
+        );
+        // The same row anywhere but last, or cut before its description, is short.
+        let inner = format!(
+            "{HEADER}\nheading\ttable summary name\t\"\"\t\ttable summary\nlabel\tx\t\"\"\t\t\t(1, 2)\t(3, 4)"
+        );
+        assert_eq!(OsworldTsv.parse(&inner).unwrap().warnings.len(), 1);
+        let cut = format!("{HEADER}\nheading\ttable summary name\t\"\"");
+        assert_eq!(OsworldTsv.parse(&cut).unwrap().warnings.len(), 1);
     }
 }
