@@ -3,6 +3,7 @@
 use agentworld_model::loader::{self, LayoutReport};
 use agentworld_model::sampling::{CopyPrior, Sampler, SamplingParams};
 use agentworld_model::{Checkpoint, Qwen35Moe, Qwen35MoeConfig};
+use agentworld_text::observation::OBSERVATION_CLOSE;
 use agentworld_text::{ChatTemplate, GenerationConfig, RenderOptions, Tokenizer};
 use burn::tensor::backend::Backend;
 use serde::Serialize;
@@ -193,15 +194,25 @@ impl<B: Backend> Engine<B> {
     }
 
     /// The sampler of one continuation of `prompt`: `params`, with the copy prior over the
-    /// prompt when `params.copy_bias` is set. The stop tokens are never favoured, and when the
-    /// prompt leaves a `<think>` block open (the template started the reasoning) the prior
-    /// waits for `</think>`.
+    /// prompt when `params.copy_bias` is set. The stop tokens are never favoured while the
+    /// output copies; where the copy reaches the end of a turn, `</predicted_observation>` and
+    /// then `<|im_end|>` are (when the tokenizer has the tag as one token, as the demo model's
+    /// does): the copied state has ended, so does the block and the turn. When the prompt leaves a `<think>` block open
+    /// (the template started the reasoning) the prior waits for `</think>`.
     pub(crate) fn sampler(&self, params: SamplingParams, prompt: &[u32]) -> Sampler {
         let sampler = Sampler::new(params);
         if params.copy_bias == 0.0 {
             return sampler;
         }
         let mut prior = CopyPrior::new(prompt, &self.stop_ids);
+        if let Some(close) = self.tokenizer.token_to_id(OBSERVATION_CLOSE) {
+            let end_of_turn = self
+                .tokenizer
+                .token_to_id("<|im_end|>")
+                .filter(|id| self.stop_ids.contains(id));
+            let tokens: Vec<u32> = std::iter::once(close).chain(end_of_turn).collect();
+            prior = prior.closed_by(&tokens);
+        }
         if let (Some(open), Some(close)) = (
             self.tokenizer.token_to_id("<think>"),
             self.tokenizer.token_to_id("</think>"),

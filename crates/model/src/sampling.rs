@@ -69,6 +69,11 @@ pub struct Sampler {
 /// 87%), else, before any, to the latest (the current state comes last in a world-model
 /// prompt). Never placing it on a copied position keeps a slip from turning into a
 /// loop over the same lines.
+///
+/// Where the copied span ends its turn in the prompt (the next prompt token is a stop token:
+/// the current state is the last thing in its message), the prior can ask for the tokens that
+/// close the output's block instead ([`Self::closed_by`]), once: when they are picked the
+/// prior is off for the rest of the output.
 #[derive(Debug, Clone)]
 pub struct CopyPrior {
     prompt: Vec<u32>,
@@ -78,6 +83,10 @@ pub struct CopyPrior {
     /// The last position the pointer held: where a lost copy most likely resumes.
     last: Option<usize>,
     waiting_for: Option<u32>,
+    /// Favoured, in order, where the copied span ends its turn ([`Self::closed_by`]).
+    close: Vec<u32>,
+    /// How many of `close` have been picked in a row.
+    closing: usize,
 }
 
 impl CopyPrior {
@@ -102,6 +111,8 @@ impl CopyPrior {
             at: None,
             last: None,
             waiting_for: None,
+            close: Vec::new(),
+            closing: 0,
         }
     }
 
@@ -109,6 +120,18 @@ impl CopyPrior {
     /// model's thinking quotes the state but is not a copy of it).
     pub fn after(mut self, token: u32) -> Self {
         self.waiting_for = Some(token);
+        self
+    }
+
+    /// Where the copied span is followed in the prompt by a stop token (the end of the turn
+    /// that holds the state), the prior favours `close` one token after the other
+    /// (`</predicted_observation>`, then the end of the turn, which is also a stop token)
+    /// instead of nothing: a copied state then ends its block where the state ended, rather
+    /// than running on into a repeat of its last lines, and nothing is written after the
+    /// block. Once all of `close` is picked the prior is off; a token off the sequence drops
+    /// it and the copy goes on as usual. `close` may hold stop tokens.
+    pub fn closed_by(mut self, close: &[u32]) -> Self {
+        self.close = close.to_vec();
         self
     }
 
@@ -120,6 +143,17 @@ impl CopyPrior {
             }
             return;
         }
+        if self.at_turn_end() && self.close.get(self.closing) == Some(&token) {
+            self.closing += 1;
+            if self.closing == self.close.len() {
+                // The block is closed: nothing after it is a copy (waits for a token never
+                // picked).
+                self.at = None;
+                self.waiting_for = Some(Self::NONE);
+            }
+            return;
+        }
+        self.closing = 0;
         self.picked.push(token);
         let next = self.at.map(|a| a + 1);
         self.at = match next {
@@ -132,11 +166,20 @@ impl CopyPrior {
         }
     }
 
-    /// The token that continues the copy, if the output is copying.
+    /// The token that continues the copy, if the output is copying: the prompt's next token,
+    /// or the next of the close tokens ([`Self::closed_by`]) where that is a stop token.
     pub fn continuation(&self) -> Option<u32> {
+        match self.prompt.get(self.at? + 1).copied()? {
+            Self::NONE => self.close.get(self.closing).copied(),
+            t => Some(t),
+        }
+    }
+
+    /// Whether the copied span has reached the end of its turn in the prompt.
+    fn at_turn_end(&self) -> bool {
         self.at
-            .and_then(|a| self.prompt.get(a + 1).copied())
-            .filter(|&t| t != Self::NONE)
+            .and_then(|a| self.prompt.get(a + 1))
+            .is_some_and(|&t| t == Self::NONE)
     }
 
     /// Prompt index of the last picked token, matched as described on [`CopyPrior`].
@@ -313,6 +356,39 @@ mod tests {
             .into_iter()
             .for_each(|t| p.push(t));
         assert_eq!(p.continuation(), None, "10 11 was copied already");
+    }
+
+    /// At the end of the copied turn the close tokens are asked for, in order and once; after
+    /// them the prior is off, so whatever follows the close is the model's alone.
+    #[test]
+    fn the_end_of_a_span_asks_for_the_close_tokens_once() {
+        // prompt: 7 (stop) 10 11 12 7 (stop); closed by 40 7 (close tag, end of turn).
+        let prompt = [7, 10, 11, 12, 7];
+        let mut prior = CopyPrior::new(&prompt, &[7]).closed_by(&[40, 7]);
+        for t in [10, 11] {
+            prior.push(t);
+        }
+        assert_eq!(prior.continuation(), Some(12));
+        prior.push(12);
+        assert_eq!(prior.continuation(), Some(40), "the state ended: close");
+        // A token off the sequence drops it.
+        let mut off = prior.clone();
+        off.push(99);
+        assert_eq!(off.continuation(), None);
+        prior.push(40);
+        assert_eq!(prior.continuation(), Some(7), "then the end of the turn");
+        prior.push(7);
+        assert_eq!(prior.continuation(), None, "closed: the prior is off");
+        for t in [10, 11] {
+            prior.push(t);
+            assert_eq!(prior.continuation(), None, "off after the close ({t})");
+        }
+        // Without closed_by the stop token is still never favoured.
+        let mut plain = CopyPrior::new(&prompt, &[7]);
+        for t in [10, 11, 12] {
+            plain.push(t);
+        }
+        assert_eq!(plain.continuation(), None);
     }
 
     /// A copy lost for a few tokens resumes near where it was, not at the latest match: a
