@@ -3,7 +3,7 @@
 use agentworld_model::loader::{self, LayoutReport};
 use agentworld_model::sampling::{CopyPrior, Sampler, SamplingParams};
 use agentworld_model::{Checkpoint, Qwen35Moe, Qwen35MoeConfig};
-use agentworld_text::observation::OBSERVATION_CLOSE;
+use agentworld_text::observation::{OBSERVATION_CLOSE, OBSERVATION_OPEN};
 use agentworld_text::{ChatTemplate, GenerationConfig, RenderOptions, Tokenizer};
 use burn::tensor::backend::Backend;
 use serde::Serialize;
@@ -197,10 +197,36 @@ impl<B: Backend> Engine<B> {
     /// prompt when `params.copy_bias` is set. The stop tokens are never favoured while the
     /// output copies; where the copy reaches the end of a turn, `</predicted_observation>` and
     /// then `<|im_end|>` are (when the tokenizer has the tag as one token, as the demo model's
-    /// does): the copied state has ended, so does the block and the turn. When the prompt leaves a `<think>` block open
-    /// (the template started the reasoning) the prior waits for `</think>`.
+    /// does): the copied state has ended, so does the block and the turn. When the prompt
+    /// leaves a `<think>` block open (the template started the reasoning) the prior waits for
+    /// `</think>`, and the model card's `thinking_budget` applies (when it runs out,
+    /// `</think>` and the observation's opening tag are written for the model).
     pub(crate) fn sampler(&self, params: SamplingParams, prompt: &[u32]) -> Sampler {
-        let sampler = Sampler::new(params);
+        let mut sampler = Sampler::new(params);
+        let think_close = match (
+            self.tokenizer.token_to_id("<think>"),
+            self.tokenizer.token_to_id("</think>"),
+        ) {
+            (Some(open), Some(close)) => {
+                let last = |id: u32| prompt.iter().rposition(|&t| t == id);
+                last(open)
+                    .filter(|&o| last(close).is_none_or(|c| c < o))
+                    .map(|_| close)
+            }
+            _ => None,
+        };
+        if let (Some(close), Some(budget)) = (
+            think_close,
+            self.card.as_ref().and_then(|c| c.thinking_budget),
+        ) {
+            // The close and the start of the observation block, as a well-formed output has
+            // them (`</think>\n\n<predicted_observation>\n`).
+            let mut forced = vec![close];
+            if let Ok(rest) = self.tokenizer.encode(&format!("\n\n{OBSERVATION_OPEN}\n")) {
+                forced.extend(rest);
+            }
+            sampler = sampler.with_thinking_budget(&forced, budget);
+        }
         if params.copy_bias == 0.0 {
             return sampler;
         }
@@ -213,16 +239,8 @@ impl<B: Backend> Engine<B> {
             let tokens: Vec<u32> = std::iter::once(close).chain(end_of_turn).collect();
             prior = prior.closed_by(&tokens);
         }
-        if let (Some(open), Some(close)) = (
-            self.tokenizer.token_to_id("<think>"),
-            self.tokenizer.token_to_id("</think>"),
-        ) {
-            let last = |id: u32| prompt.iter().rposition(|&t| t == id);
-            if let Some(o) = last(open)
-                && last(close).is_none_or(|c| c < o)
-            {
-                prior = prior.after(close);
-            }
+        if let Some(close) = think_close {
+            prior = prior.after(close);
         }
         sampler.with_copy_prior(prior)
     }

@@ -37,6 +37,11 @@ pub struct ModelCard {
     /// screen changes more from step to step than a GUI tree, so it is best copied less
     /// firmly. Read through [`Self::copy_bias_for`].
     pub copy_bias_by_domain: BTreeMap<String, f32>,
+    /// Most tokens this model's reasoning (`<think>` … `</think>`) is given before `</think>`
+    /// is written for it ([`agentworld_model::sampling::Sampler::with_thinking_budget`]);
+    /// unset: no limit. A small model's reasoning can loop until `max_tokens`, leaving no
+    /// observation at all.
+    pub thinking_budget: Option<usize>,
     /// Domains the model was trained on.
     pub domains: Vec<String>,
     /// How the model was made (free-form: data, steps, seed, command).

@@ -9,6 +9,11 @@
 //! prompt the output is copying gets a logit bonus (the continuation is found as prompt-lookup
 //! decoding finds its drafts, Saxena 2023, "Prompt Lookup Decoding"; here it changes the choice
 //! instead of only speeding it up). A model sure of an edit still outvotes it.
+//!
+//! An optional thinking budget ([`Sampler::with_thinking_budget`]) ends the reasoning after a
+//! number of tokens by picking its close token (`</think>`), as "budget forcing" does (s1,
+//! Muennighoff et al. 2025) and as Qwen3's thinking budget is applied in practice: a small
+//! model whose reasoning falls into a loop then still writes its observation.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -55,6 +60,18 @@ pub struct Sampler {
     params: SamplingParams,
     rng: StdRng,
     copy: Option<CopyPrior>,
+    /// The thinking budget, while the reasoning is open.
+    budget: Option<ThinkingBudget>,
+}
+
+/// What [`Sampler::with_thinking_budget`] keeps: the tokens forced when the budget runs out
+/// (the first closes the reasoning), how many more the reasoning may take, and how many of
+/// the forced ones are out.
+#[derive(Debug, Clone)]
+struct ThinkingBudget {
+    forced: Vec<u32>,
+    left: usize,
+    next: usize,
 }
 
 /// The copy prior of [`SamplingParams::copy_bias`]: where in the prompt the output is copying
@@ -234,7 +251,23 @@ impl Sampler {
             params,
             rng: StdRng::seed_from_u64(params.seed),
             copy: None,
+            budget: None,
         }
+    }
+
+    /// This sampler with a thinking budget: the output is reasoning until `forced[0]` (the
+    /// reasoning's close, `</think>`) is picked, and once `tokens` tokens have been picked
+    /// without it, `forced` is picked, one token a step, in place of the next draws (the close
+    /// and what follows it in a well-formed output, such as the answer's opening tag: a model
+    /// stopped in a loop carries on with the loop otherwise). Nothing changes after the close
+    /// when the model writes it itself; an empty `forced` is no budget.
+    pub fn with_thinking_budget(mut self, forced: &[u32], tokens: usize) -> Self {
+        self.budget = (!forced.is_empty()).then(|| ThinkingBudget {
+            forced: forced.to_vec(),
+            left: tokens,
+            next: 0,
+        });
+        self
     }
 
     /// This sampler with a copy prior, used when `copy_bias` is set (else it is dropped).
@@ -250,10 +283,10 @@ impl Sampler {
         &self.params
     }
 
-    /// Whether this sampler only needs the argmax (no logits read back): greedy, and no copy
-    /// prior.
+    /// Whether this sampler only needs the argmax (no logits read back): greedy, no copy
+    /// prior, and no thinking budget still open (it must see every token).
     pub fn is_greedy(&self) -> bool {
-        self.copy.is_none() && self.picks_argmax()
+        self.copy.is_none() && self.budget.is_none() && self.picks_argmax()
     }
 
     fn picks_argmax(&self) -> bool {
@@ -262,18 +295,36 @@ impl Sampler {
 
     /// Picks the next token from one row of logits `[vocab]`.
     pub fn sample(&mut self, logits: &[f32]) -> u32 {
-        let Some(copy) = &self.copy else {
-            return self.draw(logits);
+        let forced = match &mut self.budget {
+            Some(b) if b.left == 0 => {
+                b.next += 1;
+                b.forced.get(b.next - 1).copied()
+            }
+            Some(b) => {
+                b.left -= 1;
+                None
+            }
+            None => None,
         };
-        let favoured = copy.continuation().filter(|&t| (t as usize) < logits.len());
-        let token = match favoured {
-            Some(t) => {
+        let favoured = self
+            .copy
+            .as_ref()
+            .and_then(CopyPrior::continuation)
+            .filter(|&t| (t as usize) < logits.len());
+        let token = match (forced, favoured) {
+            (Some(t), _) => t,
+            (None, Some(t)) => {
                 let mut biased = logits.to_vec();
                 biased[t as usize] += self.params.copy_bias;
                 self.draw(&biased)
             }
-            None => self.draw(logits),
+            (None, None) => self.draw(logits),
         };
+        if let Some(b) = &self.budget
+            && ((b.left > 0 && b.forced[0] == token) || b.next >= b.forced.len())
+        {
+            self.budget = None;
+        }
         if let Some(copy) = &mut self.copy {
             copy.push(token);
         }
@@ -443,6 +494,25 @@ mod tests {
                 .with_copy_prior(CopyPrior::new(&[0, 1, 2], &[]))
                 .is_greedy()
         );
+    }
+
+    /// The reasoning is closed after its budget, once; a reasoning closed in time is not
+    /// touched, and neither is anything after the close.
+    #[test]
+    fn a_thinking_budget_closes_a_looping_reasoning() {
+        // vocab 4; 3 closes the reasoning, 2 opens the answer; the model would loop on 1.
+        let looping = [0.0, 9.0, 0.0, 0.0];
+        let mut s = Sampler::new(SamplingParams::greedy()).with_thinking_budget(&[3, 2], 2);
+        assert!(!s.is_greedy(), "the budget must see every token");
+        let picked: Vec<u32> = (0..6).map(|_| s.sample(&looping)).collect();
+        assert_eq!(picked, [1, 1, 3, 2, 1, 1]);
+        assert!(s.is_greedy(), "closed: plain greedy again");
+        // Closed by the model within budget: nothing forced.
+        let mut s = Sampler::new(SamplingParams::greedy()).with_thinking_budget(&[3, 2], 2);
+        s.sample(&[0.0, 0.0, 0.0, 9.0]);
+        assert_eq!(s.sample(&looping), 1);
+        assert_eq!(s.sample(&looping), 1);
+        assert_eq!(s.sample(&looping), 1);
     }
 
     #[test]

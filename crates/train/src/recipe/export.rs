@@ -16,6 +16,12 @@ use crate::plot::loss_curve_svg;
 use crate::tokenizer::tokenizer_config;
 use crate::trainer::StepInfo;
 
+/// The card's `thinking_budget` (tokens): the demo model reasons in one sentence (22 tokens
+/// at the median of the held-out rows, 50 at most), so past 128 tokens its reasoning is a
+/// loop, and `</think>` and the observation's opening tag are written for it. Set from those
+/// lengths, not tuned on the evaluation.
+pub const THINKING_BUDGET: usize = 128;
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn export_dir<B: Backend>(
     out: &Path,
@@ -81,6 +87,7 @@ pub(super) fn export_dir<B: Backend>(
         "max_new_tokens": recipe.eval_max_tokens,
         "copy_bias": recipe.copy_bias,
         "copy_bias_by_domain": recipe.copy_bias_by_domain,
+        "thinking_budget": THINKING_BUDGET,
         "training": {
             "recipe": recipe,
             "parameters": counts.total,
