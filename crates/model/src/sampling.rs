@@ -321,8 +321,9 @@ impl Sampler {
             (None, None) => self.draw(logits),
         };
         if let Some(b) = &self.budget
-            && ((b.left > 0 && b.forced[0] == token) || b.next >= b.forced.len())
+            && ((forced.is_none() && b.forced[0] == token) || b.next >= b.forced.len())
         {
+            // Closed by the model, or everything forced is out.
             self.budget = None;
         }
         if let Some(copy) = &mut self.copy {
@@ -512,6 +513,10 @@ mod tests {
         s.sample(&[0.0, 0.0, 0.0, 9.0]);
         assert_eq!(s.sample(&looping), 1);
         assert_eq!(s.sample(&looping), 1);
+        assert_eq!(s.sample(&looping), 1);
+        // Closed by the model with its last token of budget: not closed twice.
+        let mut s = Sampler::new(SamplingParams::greedy()).with_thinking_budget(&[3, 2], 1);
+        assert_eq!(s.sample(&[0.0, 0.0, 0.0, 9.0]), 3);
         assert_eq!(s.sample(&looping), 1);
     }
 
