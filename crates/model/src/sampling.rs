@@ -11,9 +11,10 @@
 //! instead of only speeding it up). A model sure of an edit still outvotes it.
 //!
 //! An optional thinking budget ([`Sampler::with_thinking_budget`]) ends the reasoning after a
-//! number of tokens by picking its close token (`</think>`), as "budget forcing" does (s1,
-//! Muennighoff et al. 2025) and as Qwen3's thinking budget is applied in practice: a small
-//! model whose reasoning falls into a loop then still writes its observation.
+//! number of tokens by picking its close token (`</think>`) and what follows it (the
+//! observation's opening tag), as "budget forcing" does (s1, Muennighoff et al. 2025) and as
+//! Qwen3's thinking budget is applied in practice: a small model whose reasoning falls into a
+//! loop then still writes its observation.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
