@@ -1,7 +1,7 @@
 //! [`Engine`]: a loaded checkpoint with its tokenizer, chat template and stop tokens.
 
 use agentworld_model::loader::{self, LayoutReport};
-use agentworld_model::sampling::{CopyPrior, Sampler, SamplingParams};
+use agentworld_model::sampling::{CopyPrior, LoopGuard, Sampler, SamplingParams};
 use agentworld_model::{Checkpoint, Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::observation::{OBSERVATION_CLOSE, OBSERVATION_OPEN};
 use agentworld_text::{ChatTemplate, GenerationConfig, RenderOptions, Tokenizer};
@@ -200,7 +200,10 @@ impl<B: Backend> Engine<B> {
     /// does): the copied state has ended, so does the block and the turn. When the prompt
     /// leaves a `<think>` block open (the template started the reasoning) the prior waits for
     /// `</think>`, and the model card's `thinking_budget` applies (when it runs out,
-    /// `</think>` and the observation's opening tag are written for the model).
+    /// `</think>` and the observation's opening tag are written for the model). The card's
+    /// `copy_confidence` gates the prior; without a prior, its `loop_guard` sets a
+    /// [`LoopGuard`] on the output after the reasoning. With both tags as single tokens, the
+    /// end of the turn follows `</predicted_observation>` (after the reasoning) in every case.
     pub(crate) fn sampler(&self, params: SamplingParams, prompt: &[u32]) -> Sampler {
         let mut sampler = Sampler::new(params);
         let think_close = match (
@@ -227,20 +230,36 @@ impl<B: Backend> Engine<B> {
             }
             sampler = sampler.with_thinking_budget(&forced, budget);
         }
+        let observation_close = self.tokenizer.token_to_id(OBSERVATION_CLOSE);
+        let end_of_turn = self
+            .tokenizer
+            .token_to_id("<|im_end|>")
+            .filter(|id| self.stop_ids.contains(id));
+        if let (Some(close), Some(end)) = (observation_close, end_of_turn) {
+            // One block a turn: the turn ends where the block does.
+            sampler = sampler.with_end_after(think_close, close, end);
+        }
         if params.copy_bias == 0.0 {
+            // No copy prior (which never favours a prompt position twice): the loop guard.
+            if let Some(n) = self.card.as_ref().and_then(|c| c.loop_guard) {
+                let mut guard = LoopGuard::new(prompt, n);
+                if let Some(close) = think_close {
+                    guard = guard.after(close);
+                }
+                sampler = sampler.with_loop_guard(guard);
+            }
             return sampler;
         }
         let mut prior = CopyPrior::new(prompt, &self.stop_ids);
-        if let Some(close) = self.tokenizer.token_to_id(OBSERVATION_CLOSE) {
-            let end_of_turn = self
-                .tokenizer
-                .token_to_id("<|im_end|>")
-                .filter(|id| self.stop_ids.contains(id));
+        if let Some(close) = observation_close {
             let tokens: Vec<u32> = std::iter::once(close).chain(end_of_turn).collect();
             prior = prior.closed_by(&tokens);
         }
         if let Some(close) = think_close {
             prior = prior.after(close);
+        }
+        if let Some(confidence) = self.card.as_ref().and_then(|c| c.copy_confidence) {
+            prior = prior.outright_below(confidence);
         }
         sampler.with_copy_prior(prior)
     }

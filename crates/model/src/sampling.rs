@@ -15,6 +15,13 @@
 //! observation's opening tag), as "budget forcing" does (s1, Muennighoff et al. 2025) and as
 //! Qwen3's thinking budget is applied in practice: a small model whose reasoning falls into a
 //! loop then still writes its observation.
+//!
+//! An optional loop guard ([`LoopGuard`]) keeps the output from repeating a span of `n` tokens
+//! more often than the prompt has it: transformers' `no_repeat_ngram_size`, except that the
+//! prompt's n-grams may be repeated as often as the prompt holds them (a world model copies
+//! its state, so banning every n-gram of the prompt would ban the copy itself).
+
+use std::collections::HashMap;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -63,6 +70,106 @@ pub struct Sampler {
     copy: Option<CopyPrior>,
     /// The thinking budget, while the reasoning is open.
     budget: Option<ThinkingBudget>,
+    loop_guard: Option<LoopGuard>,
+    /// [`Sampler::with_end_after`]: (gate, tag, end, the gate passed, the tag picked).
+    end_after: Option<EndAfter>,
+}
+
+/// What [`Sampler::with_end_after`] keeps.
+#[derive(Debug, Clone, Copy)]
+struct EndAfter {
+    gate: Option<u32>,
+    tag: u32,
+    end: u32,
+    armed: bool,
+}
+
+/// Where a loop starts, bans the token that would repeat it (see the module docs): a token is
+/// banned when it completes an `n`-token span that the output already holds as often as the
+/// prompt does. A small model that has written its new lines tends to write them again, and
+/// again, to the token limit (held-out terminal screens: a command and its output repeated);
+/// with the repeat banned it takes its next choice, which is most often the end of the block.
+#[derive(Debug, Clone)]
+pub struct LoopGuard {
+    n: usize,
+    /// Occurrences of each `n`-gram of the prompt.
+    in_prompt: HashMap<Vec<u32>, usize>,
+    /// Occurrences of each `n`-gram of the output so far.
+    in_output: HashMap<Vec<u32>, usize>,
+    /// Per `n - 1`-gram of the output, the tokens that have followed it.
+    followers: HashMap<Vec<u32>, Vec<u32>>,
+    picked: Vec<u32>,
+    waiting_for: Option<u32>,
+}
+
+impl LoopGuard {
+    /// A guard on spans of `n` tokens (at least 2) over `prompt` (token ids).
+    pub fn new(prompt: &[u32], n: usize) -> Self {
+        let n = n.max(2);
+        let mut in_prompt = HashMap::new();
+        for gram in prompt.windows(n) {
+            *in_prompt.entry(gram.to_vec()).or_insert(0) += 1;
+        }
+        Self {
+            n,
+            in_prompt,
+            in_output: HashMap::new(),
+            followers: HashMap::new(),
+            picked: Vec::new(),
+            waiting_for: None,
+        }
+    }
+
+    /// The guard counts nothing until `token` is picked (the end of the reasoning, `</think>`:
+    /// the reasoning is the model's own, and a loop there is the thinking budget's to end).
+    pub fn after(mut self, token: u32) -> Self {
+        self.waiting_for = Some(token);
+        self
+    }
+
+    /// The tokens that would repeat a span too often if picked next.
+    pub fn banned(&self) -> Vec<u32> {
+        if self.waiting_for.is_some() || self.picked.len() + 1 < self.n {
+            return Vec::new();
+        }
+        let prefix = &self.picked[self.picked.len() + 1 - self.n..];
+        let Some(followers) = self.followers.get(prefix) else {
+            return Vec::new();
+        };
+        let mut gram = prefix.to_vec();
+        gram.push(0);
+        followers
+            .iter()
+            .copied()
+            .filter(|&t| {
+                gram[self.n - 1] = t;
+                let written = self.in_output.get(&gram).copied().unwrap_or(0);
+                written >= self.in_prompt.get(&gram).copied().unwrap_or(0)
+            })
+            .collect()
+    }
+
+    /// Records a picked token.
+    pub fn push(&mut self, token: u32) {
+        if let Some(gate) = self.waiting_for {
+            if token == gate {
+                self.waiting_for = None;
+            }
+            return;
+        }
+        self.picked.push(token);
+        if self.picked.len() >= self.n {
+            let gram = &self.picked[self.picked.len() - self.n..];
+            *self.in_output.entry(gram.to_vec()).or_insert(0) += 1;
+            let followers = self
+                .followers
+                .entry(gram[..self.n - 1].to_vec())
+                .or_default();
+            if !followers.contains(&token) {
+                followers.push(token);
+            }
+        }
+    }
 }
 
 /// What [`Sampler::with_thinking_budget`] keeps: the tokens forced when the budget runs out
@@ -105,6 +212,9 @@ pub struct CopyPrior {
     close: Vec<u32>,
     /// How many of `close` have been picked in a row.
     closing: usize,
+    /// [`Self::outright_below`]: below this probability of its own top token, the model is
+    /// not weighed against the copy (0: always weighed).
+    outright_below: f32,
 }
 
 impl CopyPrior {
@@ -131,6 +241,7 @@ impl CopyPrior {
             waiting_for: None,
             close: Vec::new(),
             closing: 0,
+            outright_below: 0.0,
         }
     }
 
@@ -150,6 +261,23 @@ impl CopyPrior {
     /// it and the copy goes on as usual. `close` may hold stop tokens.
     pub fn closed_by(mut self, close: &[u32]) -> Self {
         self.close = close.to_vec();
+        self
+    }
+
+    /// Where the model's own top token has a probability under `confidence` (softmax of the
+    /// raw logits) and is not the continuation, the continuation is picked outright instead
+    /// of being weighed against the model with [`SamplingParams::copy_bias`]; at or above it,
+    /// the bonus decides as usual. The state's last token and, where the copy reaches the end
+    /// of its turn, the close ([`Self::closed_by`]) are always taken outright. A plain bonus cannot tell an edit from a slip: a bonus
+    /// large enough to hold a 40-line copy together (15 nats) also overrides the edits the
+    /// model is sure of, and the slips that broke copies came where the model was unsure
+    /// and gave the copy's token almost nothing. Teacher-forced on held-out rows 100–149 of
+    /// the demo model (`crates/train/examples/edit_margin.rs`), a 4-nat bonus gated at 0.5
+    /// broke 0 / 10 / 6 of the Android / OS / Web copied tokens and wrote 134 / 85 / 90 of
+    /// their edits, where 15 nats alone broke none and wrote 32 / 10 / 17. 0 (the default) or
+    /// less: always weighed. Not a number: 0.
+    pub fn outright_below(mut self, confidence: f32) -> Self {
+        self.outright_below = if confidence.is_nan() { 0.0 } else { confidence };
         self
     }
 
@@ -191,6 +319,33 @@ impl CopyPrior {
             Self::NONE => self.close.get(self.closing).copied(),
             t => Some(t),
         }
+    }
+
+    /// Whether `continuation` is picked outright over `logits` ([`Self::outright_below`]):
+    /// the top logit is another token, with a probability under the threshold.
+    fn takes_outright(&self, logits: &[f32], continuation: u32) -> bool {
+        if self.outright_below <= 0.0 {
+            return false;
+        }
+        let next_ends_turn = self
+            .at
+            .and_then(|a| self.prompt.get(a + 2))
+            .is_some_and(|&t| t == Self::NONE);
+        if self.at_turn_end() || next_ends_turn {
+            // The state's last token and the close: the model learnt to end a state with a
+            // newline, which this vocabulary merges into the last token (`]\n`); sure of it,
+            // it would lose the copy's place there and run on into the state's last lines.
+            return true;
+        }
+        let top = argmax(logits) as usize;
+        if top == continuation as usize {
+            return false;
+        }
+        let max = logits[top];
+        let sum: f32 = logits.iter().map(|&l| (l - max).exp()).sum();
+        // p(top) = 1 / sum; NaN logits count as unsure.
+        let p_top = 1.0 / sum;
+        p_top.is_nan() || p_top < self.outright_below
     }
 
     /// Whether the copied span has reached the end of its turn in the prompt.
@@ -253,7 +408,31 @@ impl Sampler {
             rng: StdRng::seed_from_u64(params.seed),
             copy: None,
             budget: None,
+            loop_guard: None,
+            end_after: None,
         }
+    }
+
+    /// This sampler ending the output right after `tag`: once `tag` is picked (after `gate`,
+    /// when given: `</think>`, so that a reasoning that names the tag is not cut), `end` (the
+    /// end of the turn, a stop token) is picked next. A world model's output is one block; a
+    /// small model that closes it early, for instance where the loop guard bans a repeat,
+    /// otherwise writes on after it and closes it again.
+    pub fn with_end_after(mut self, gate: Option<u32>, tag: u32, end: u32) -> Self {
+        self.end_after = Some(EndAfter {
+            gate,
+            tag,
+            end,
+            armed: false,
+        });
+        self
+    }
+
+    /// This sampler with a loop guard ([`LoopGuard`]): tokens it bans are never picked, and
+    /// the copy prior does not favour them (a forced token of the thinking budget still is).
+    pub fn with_loop_guard(mut self, guard: LoopGuard) -> Self {
+        self.loop_guard = Some(guard);
+        self
     }
 
     /// This sampler with a thinking budget: the output is reasoning until `forced[0]` (the
@@ -287,7 +466,11 @@ impl Sampler {
     /// Whether this sampler only needs the argmax (no logits read back): greedy, no copy
     /// prior, and no thinking budget still open (it must see every token).
     pub fn is_greedy(&self) -> bool {
-        self.copy.is_none() && self.budget.is_none() && self.picks_argmax()
+        self.copy.is_none()
+            && self.budget.is_none()
+            && self.loop_guard.is_none()
+            && self.end_after.is_none()
+            && self.picks_argmax()
     }
 
     fn picks_argmax(&self) -> bool {
@@ -307,13 +490,40 @@ impl Sampler {
             }
             None => None,
         };
+        let forced = forced.or(self.end_after.filter(|e| e.armed).map(|e| e.end));
+        let banned = self
+            .loop_guard
+            .as_ref()
+            .map(LoopGuard::banned)
+            .unwrap_or_default();
+        let guarded;
+        let logits = if banned.is_empty() {
+            logits
+        } else {
+            let mut l = logits.to_vec();
+            for &t in &banned {
+                if let Some(v) = l.get_mut(t as usize) {
+                    *v = f32::NEG_INFINITY;
+                }
+            }
+            guarded = l;
+            &guarded[..]
+        };
         let favoured = self
             .copy
             .as_ref()
             .and_then(CopyPrior::continuation)
-            .filter(|&t| (t as usize) < logits.len());
+            .filter(|&t| (t as usize) < logits.len() && !banned.contains(&t));
         let token = match (forced, favoured) {
             (Some(t), _) => t,
+            (None, Some(t))
+                if self
+                    .copy
+                    .as_ref()
+                    .is_some_and(|c| c.takes_outright(logits, t)) =>
+            {
+                t
+            }
             (None, Some(t)) => {
                 let mut biased = logits.to_vec();
                 biased[t as usize] += self.params.copy_bias;
@@ -329,6 +539,16 @@ impl Sampler {
         }
         if let Some(copy) = &mut self.copy {
             copy.push(token);
+        }
+        if let Some(guard) = &mut self.loop_guard {
+            guard.push(token);
+        }
+        if let Some(e) = &mut self.end_after {
+            if e.gate == Some(token) {
+                e.gate = None;
+            } else if e.gate.is_none() && token == e.tag {
+                e.armed = true;
+            }
         }
         token
     }
@@ -496,6 +716,85 @@ mod tests {
                 .with_copy_prior(CopyPrior::new(&[0, 1, 2], &[]))
                 .is_greedy()
         );
+    }
+
+    /// Gated, an unsure model's top token no longer outweighs the copy however little the
+    /// copy's token gets; a sure one is still weighed with the bonus and writes its edit.
+    #[test]
+    fn an_unsure_model_keeps_the_copy_and_a_sure_one_writes_its_edit() {
+        let params = SamplingParams {
+            copy_bias: 2.0,
+            ..SamplingParams::greedy()
+        };
+        // The prompt's state is 0 1 2 0, followed by the stop token 3; 0 1 is copied so far.
+        let prior = |state: &[u32]| {
+            let mut p = CopyPrior::new(state, &[3]);
+            p.push(0);
+            p.push(1);
+            p
+        };
+        let long = || prior(&[0, 1, 2, 0, 3]);
+        // Unsure (top 5 at p 0.37) and far from the copy's 2 (-6): the plain bonus loses.
+        let unsure = [0.0, 0.0, -6.0, 0.0, 1.0, 1.2];
+        let mut plain = Sampler::new(params).with_copy_prior(long());
+        assert_eq!(plain.sample(&unsure), 5);
+        let gated = Sampler::new(params).with_copy_prior(long().outright_below(0.5));
+        assert_eq!(
+            gated.clone().sample(&unsure),
+            2,
+            "the copy is taken outright"
+        );
+        // Sure of 4 (p 0.9), by more than the bonus: the edit is written.
+        assert_eq!(gated.clone().sample(&[0.0, 0.0, 1.0, 0.0, 5.0, 0.0]), 4);
+        // Sure, but by less than the bonus: the copy still wins.
+        assert_eq!(gated.clone().sample(&[0.0, 0.0, 3.5, 0.0, 5.0, 0.0]), 2);
+        // In a state 0 1 2, its last token (2) and the close (4) are taken outright, however
+        // sure the model is of something else (5: a merged `]\n`).
+        let mut end = Sampler::new(params)
+            .with_copy_prior(prior(&[0, 1, 2, 3]).closed_by(&[4]).outright_below(0.5));
+        assert_eq!(end.sample(&[0.0, 0.0, 0.0, 0.0, 0.0, 9.0]), 2);
+        assert_eq!(end.sample(&[0.0, 0.0, 0.0, 0.0, 0.0, 9.0]), 4);
+    }
+
+    /// A repeat is banned once the output holds a span as often as the prompt does, and not
+    /// before: copying the prompt's repeats stays allowed.
+    #[test]
+    fn the_loop_guard_bans_a_repeat_beyond_the_prompts() {
+        // The prompt holds 1 2 3 twice; the model would write 1 2 3 for ever (vocab 5, 4 ends).
+        let mut s = Sampler::new(SamplingParams::greedy())
+            .with_loop_guard(LoopGuard::new(&[1, 2, 3, 9, 1, 2, 3], 3).after(0));
+        assert!(!s.is_greedy(), "the guard must see every token");
+        let next = |last: u32| {
+            let mut l = [0.0f32; 5];
+            l[(last % 3 + 1) as usize] = 9.0;
+            l[4] = 1.0;
+            l
+        };
+        assert_eq!(s.sample(&[9.0, 0.0, 0.0, 0.0, 0.0]), 0, "the gate");
+        let mut last = 0;
+        let mut picked = Vec::new();
+        for _ in 0..10 {
+            last = s.sample(&next(last));
+            picked.push(last);
+            if last == 4 {
+                break;
+            }
+        }
+        // 1 2 3 is written twice, as often as the prompt has it; 2 3 1, which the prompt
+        // never has, once: its repeat is banned and the model's next choice (4) is taken.
+        assert_eq!(picked, [1, 2, 3, 1, 2, 3, 4]);
+        // With the block's end after 4, the turn ends there (5), outside the reasoning only.
+        let mut s = Sampler::new(SamplingParams::greedy()).with_end_after(Some(0), 4, 5);
+        let four = [0.0, 0.0, 0.0, 0.0, 9.0, 0.0];
+        assert_eq!(s.sample(&four), 4, "in the reasoning");
+        assert_eq!(s.sample(&four), 4, "in the reasoning still");
+        assert_eq!(s.sample(&[9.0, 0.0, 0.0, 0.0, 0.0, 0.0]), 0);
+        assert_eq!(s.sample(&four), 4);
+        assert_eq!(s.sample(&four), 5, "the end follows the block");
+        // A guard bans nothing inside the reasoning (before the gate).
+        let mut g = LoopGuard::new(&[], 2).after(0);
+        [1, 1, 1].into_iter().for_each(|t| g.push(t));
+        assert!(g.banned().is_empty());
     }
 
     /// The reasoning is closed after its budget, once; a reasoning closed in time is not

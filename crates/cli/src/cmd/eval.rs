@@ -222,7 +222,15 @@ impl OnBackend for Job {
             .iter()
             .map(|d| format!("{d} {}", copy_bias(d)))
             .collect();
-        eprintln!("decoding: greedy, copy bias {}", biases.join(", "));
+        let gate = card
+            .copy_confidence
+            .map(|p| {
+                format!(
+                    " (the model weighed against the copy at top-token probability {p} or more)"
+                )
+            })
+            .unwrap_or_default();
+        eprintln!("decoding: greedy, copy bias {}{gate}", biases.join(", "));
         let bar = progress::bar(self.rows.len() as u64, "evaluating");
         let predictions = evaluate(
             &engine,

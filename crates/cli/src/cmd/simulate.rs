@@ -313,8 +313,14 @@ impl OnBackend for &Request {
                 .unwrap_or(0.0),
         };
         let copy_prior = if sampling.copy_bias > 0.0 {
+            let gate = self
+                .card
+                .as_ref()
+                .and_then(|c| c.copy_confidence)
+                .map(|p| format!(", gated at top-token probability {p}"))
+                .unwrap_or_default();
             format!(
-                "; copy prior {} nats (--copy-bias 0 turns it off)",
+                "; copy prior {} nats{gate} (--copy-bias 0 turns it off)",
                 sampling.copy_bias
             )
         } else {

@@ -104,8 +104,22 @@ pub struct DemoRecipe {
     #[serde(default)]
     pub copy_bias: f32,
     /// Per domain, a copy prior in place of [`Self::copy_bias`] ([`Self::copy_bias_for`]).
+    /// 4 nats for Android screens and none for terminal screens by default.
     #[serde(default)]
     pub copy_bias_by_domain: BTreeMap<String, f32>,
+    /// The card's `copy_confidence`: below this probability of its own top token, the model
+    /// is not weighed against the copy prior's continuation, which is picked outright
+    /// ([`agentworld_model::sampling::CopyPrior::outright_below`]; `None`: always weighed).
+    /// 0.5 by default, with the 4-nat Android bonus: chosen on held-out rows 100–149 of each
+    /// domain (README, "The copy prior").
+    #[serde(default)]
+    pub copy_confidence: Option<f32>,
+    /// The card's `loop_guard`: where no copy prior runs (terminal screens), no span of this
+    /// many tokens is written more often than the prompt holds it
+    /// ([`agentworld_model::sampling::LoopGuard`]; `None`: no guard). 8 by default: chosen
+    /// among 4, 6, 8, 16 and 32 on held-out terminal rows 100–149 (README, "The demo model").
+    #[serde(default)]
+    pub loop_guard: Option<usize>,
     /// Held-out rows evaluated per domain.
     pub eval_rows_per_domain: usize,
     /// Rows generated together during evaluation.
@@ -182,7 +196,12 @@ impl Default for DemoRecipe {
                 ..Default::default()
             },
             copy_bias: 15.0,
-            copy_bias_by_domain: BTreeMap::from([("terminal".to_string(), 0.0)]),
+            copy_bias_by_domain: BTreeMap::from([
+                ("android".to_string(), 4.0),
+                ("terminal".to_string(), 0.0),
+            ]),
+            copy_confidence: Some(0.5),
+            loop_guard: Some(8),
             eval_rows_per_domain: 100,
             eval_batch: 16,
             eval_max_tokens: 700,

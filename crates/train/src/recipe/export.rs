@@ -87,6 +87,8 @@ pub(super) fn export_dir<B: Backend>(
         "max_new_tokens": recipe.eval_max_tokens,
         "copy_bias": recipe.copy_bias,
         "copy_bias_by_domain": recipe.copy_bias_by_domain,
+        "copy_confidence": recipe.copy_confidence,
+        "loop_guard": recipe.loop_guard,
         "thinking_budget": THINKING_BUDGET,
         "training": {
             "recipe": recipe,
@@ -108,7 +110,8 @@ pub(super) fn export_dir<B: Backend>(
 
 /// Records held-out figures in a model's card (`agentworld.json`, key `evaluation`), replacing
 /// earlier ones. The card is rewritten through a temporary file, so a failure leaves the old
-/// card whole. `copy_bias(domain)` is the copy prior each domain was decoded with.
+/// card whole. `copy_bias(domain)` is the copy prior each domain was decoded with; the
+/// card's own `copy_confidence` and `loop_guard` are recorded beside it.
 ///
 /// # Errors
 /// The card is missing, is not JSON, or cannot be written.
@@ -128,10 +131,15 @@ pub fn record_evaluation(
         &std::fs::read_to_string(&card_path).map_err(|e| TrainError::io(&card_path, e))?,
     )
     .map_err(|e| TrainError::Data(format!("{}: {e}", card_path.display())))?;
+    // The engine decoded with the card's own gate, if it has one.
+    let copy_confidence = card.get("copy_confidence").cloned();
+    let loop_guard = card.get("loop_guard").cloned();
     card["evaluation"] = serde_json::json!({
         "rows_per_domain": rows_per_domain,
         "max_tokens": max_tokens,
         "copy_bias": copy_bias,
+        "copy_confidence": copy_confidence,
+        "loop_guard": loop_guard,
         "domains": evaluation,
         "command": "agentworld eval fidelity --model <dir>",
     });
