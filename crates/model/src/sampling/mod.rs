@@ -21,10 +21,14 @@
 //! prompt's n-grams may be repeated as often as the prompt holds them (a world model copies
 //! its state, so banning every n-gram of the prompt would ban the copy itself).
 
-use std::collections::HashMap;
+mod copy_prior;
+mod loop_guard;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+
+pub use copy_prior::CopyPrior;
+pub use loop_guard::LoopGuard;
 
 /// Sampling settings, with OpenAI-style meanings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,7 +75,7 @@ pub struct Sampler {
     /// The thinking budget, while the reasoning is open.
     budget: Option<ThinkingBudget>,
     loop_guard: Option<LoopGuard>,
-    /// [`Sampler::with_end_after`]: (gate, tag, end, the gate passed, the tag picked).
+    /// [`Sampler::with_end_after`].
     end_after: Option<EndAfter>,
 }
 
@@ -84,94 +88,6 @@ struct EndAfter {
     armed: bool,
 }
 
-/// Where a loop starts, bans the token that would repeat it (see the module docs): a token is
-/// banned when it completes an `n`-token span that the output already holds as often as the
-/// prompt does. A small model that has written its new lines tends to write them again, and
-/// again, to the token limit (held-out terminal screens: a command and its output repeated);
-/// with the repeat banned it takes its next choice, which is most often the end of the block.
-#[derive(Debug, Clone)]
-pub struct LoopGuard {
-    n: usize,
-    /// Occurrences of each `n`-gram of the prompt.
-    in_prompt: HashMap<Vec<u32>, usize>,
-    /// Occurrences of each `n`-gram of the output so far.
-    in_output: HashMap<Vec<u32>, usize>,
-    /// Per `n - 1`-gram of the output, the tokens that have followed it.
-    followers: HashMap<Vec<u32>, Vec<u32>>,
-    picked: Vec<u32>,
-    waiting_for: Option<u32>,
-}
-
-impl LoopGuard {
-    /// A guard on spans of `n` tokens (at least 2) over `prompt` (token ids).
-    pub fn new(prompt: &[u32], n: usize) -> Self {
-        let n = n.max(2);
-        let mut in_prompt = HashMap::new();
-        for gram in prompt.windows(n) {
-            *in_prompt.entry(gram.to_vec()).or_insert(0) += 1;
-        }
-        Self {
-            n,
-            in_prompt,
-            in_output: HashMap::new(),
-            followers: HashMap::new(),
-            picked: Vec::new(),
-            waiting_for: None,
-        }
-    }
-
-    /// The guard counts nothing until `token` is picked (the end of the reasoning, `</think>`:
-    /// the reasoning is the model's own, and a loop there is the thinking budget's to end).
-    pub fn after(mut self, token: u32) -> Self {
-        self.waiting_for = Some(token);
-        self
-    }
-
-    /// The tokens that would repeat a span too often if picked next.
-    pub fn banned(&self) -> Vec<u32> {
-        if self.waiting_for.is_some() || self.picked.len() + 1 < self.n {
-            return Vec::new();
-        }
-        let prefix = &self.picked[self.picked.len() + 1 - self.n..];
-        let Some(followers) = self.followers.get(prefix) else {
-            return Vec::new();
-        };
-        let mut gram = prefix.to_vec();
-        gram.push(0);
-        followers
-            .iter()
-            .copied()
-            .filter(|&t| {
-                gram[self.n - 1] = t;
-                let written = self.in_output.get(&gram).copied().unwrap_or(0);
-                written >= self.in_prompt.get(&gram).copied().unwrap_or(0)
-            })
-            .collect()
-    }
-
-    /// Records a picked token.
-    pub fn push(&mut self, token: u32) {
-        if let Some(gate) = self.waiting_for {
-            if token == gate {
-                self.waiting_for = None;
-            }
-            return;
-        }
-        self.picked.push(token);
-        if self.picked.len() >= self.n {
-            let gram = &self.picked[self.picked.len() - self.n..];
-            *self.in_output.entry(gram.to_vec()).or_insert(0) += 1;
-            let followers = self
-                .followers
-                .entry(gram[..self.n - 1].to_vec())
-                .or_default();
-            if !followers.contains(&token) {
-                followers.push(token);
-            }
-        }
-    }
-}
-
 /// What [`Sampler::with_thinking_budget`] keeps: the tokens forced when the budget runs out
 /// (the first closes the reasoning), how many more the reasoning may take, and how many of
 /// the forced ones are out.
@@ -180,213 +96,6 @@ struct ThinkingBudget {
     forced: Vec<u32>,
     left: usize,
     next: usize,
-}
-
-/// The copy prior of [`SamplingParams::copy_bias`]: where in the prompt the output is copying
-/// from, and so which token would continue the copy.
-///
-/// A pointer follows the copy: while each picked token is the prompt's next one, it moves one
-/// on. When a picked token breaks the copy (an edit), it is placed again at the end of the
-/// longest suffix of the picked tokens (at least [`Self::MIN_MATCH`], at most
-/// [`Self::MAX_MATCH`] tokens) found in the prompt at a position not copied yet; ties go to the
-/// nearest position after the last one the pointer held (the copy was lost there: placing it
-/// at the latest match instead cut held-out Android trees short, 84% well-formed against
-/// 87%), else, before any, to the latest (the current state comes last in a world-model
-/// prompt). Never placing it on a copied position keeps a slip from turning into a
-/// loop over the same lines.
-///
-/// Where the copied span ends its turn in the prompt (the next prompt token is a stop token:
-/// the current state is the last thing in its message), the prior can ask for the tokens that
-/// close the output's block instead ([`Self::closed_by`]), once: when they are picked the
-/// prior is off for the rest of the output.
-#[derive(Debug, Clone)]
-pub struct CopyPrior {
-    prompt: Vec<u32>,
-    picked: Vec<u32>,
-    copied: Vec<bool>,
-    at: Option<usize>,
-    /// The last position the pointer held: where a lost copy most likely resumes.
-    last: Option<usize>,
-    waiting_for: Option<u32>,
-    /// Favoured, in order, where the copied span ends its turn ([`Self::closed_by`]).
-    close: Vec<u32>,
-    /// How many of `close` have been picked in a row.
-    closing: usize,
-    /// [`Self::outright_below`]: below this probability of its own top token, the model is
-    /// not weighed against the copy (0: always weighed).
-    outright_below: f32,
-}
-
-impl CopyPrior {
-    /// Shortest suffix that counts as copying.
-    pub const MIN_MATCH: usize = 2;
-    /// Longest suffix compared.
-    pub const MAX_MATCH: usize = 32;
-    /// Stands in the prompt for a token of `never`; no picked token equals it.
-    const NONE: u32 = u32::MAX;
-
-    /// A prior over `prompt` (token ids), with nothing picked yet. Tokens in `never` (the
-    /// stop tokens) are neither matched nor favoured: the end of the copied state is followed
-    /// in the prompt by the end of the turn, which must not end the output.
-    pub fn new(prompt: &[u32], never: &[u32]) -> Self {
-        Self {
-            prompt: prompt
-                .iter()
-                .map(|t| if never.contains(t) { Self::NONE } else { *t })
-                .collect(),
-            picked: Vec::new(),
-            copied: vec![false; prompt.len()],
-            at: None,
-            last: None,
-            waiting_for: None,
-            close: Vec::new(),
-            closing: 0,
-            outright_below: 0.0,
-        }
-    }
-
-    /// The prior stays off until `token` is picked (the end of the reasoning, `</think>`: a
-    /// model's thinking quotes the state but is not a copy of it).
-    pub fn after(mut self, token: u32) -> Self {
-        self.waiting_for = Some(token);
-        self
-    }
-
-    /// Where the copied span is followed in the prompt by a stop token (the end of the turn
-    /// that holds the state), the prior favours `close` one token after the other
-    /// (`</predicted_observation>`, then the end of the turn, which is also a stop token)
-    /// instead of nothing: a copied state then ends its block where the state ended, rather
-    /// than running on into a repeat of its last lines, and nothing is written after the
-    /// block. Once all of `close` is picked the prior is off; a token off the sequence drops
-    /// it and the copy goes on as usual. `close` may hold stop tokens.
-    pub fn closed_by(mut self, close: &[u32]) -> Self {
-        self.close = close.to_vec();
-        self
-    }
-
-    /// Where the model's own top token has a probability under `confidence` (softmax of the
-    /// raw logits) and is not the continuation, the continuation is picked outright instead
-    /// of being weighed against the model with [`SamplingParams::copy_bias`]; at or above it,
-    /// the bonus decides as usual. The state's last token and, where the copy reaches the end
-    /// of its turn, the close ([`Self::closed_by`]) are always taken outright. A plain bonus cannot tell an edit from a slip: a bonus
-    /// large enough to hold a 40-line copy together (15 nats) also overrides the edits the
-    /// model is sure of, and the slips that broke copies came where the model was unsure
-    /// and gave the copy's token almost nothing. Teacher-forced on held-out rows 100–149 of
-    /// the demo model (`crates/train/examples/edit_margin.rs`), a 4-nat bonus gated at 0.5
-    /// broke 0 / 10 / 6 of the Android / OS / Web copied tokens and wrote 134 / 85 / 90 of
-    /// their edits, where 15 nats alone broke none and wrote 32 / 10 / 17. 0 (the default) or
-    /// less: always weighed. Not a number: 0.
-    pub fn outright_below(mut self, confidence: f32) -> Self {
-        self.outright_below = if confidence.is_nan() { 0.0 } else { confidence };
-        self
-    }
-
-    /// Records a picked token and moves the pointer.
-    pub fn push(&mut self, token: u32) {
-        if let Some(gate) = self.waiting_for {
-            if token == gate {
-                self.waiting_for = None;
-            }
-            return;
-        }
-        if self.at_turn_end() && self.close.get(self.closing) == Some(&token) {
-            self.closing += 1;
-            if self.closing == self.close.len() {
-                // The block is closed: nothing after it is a copy (waits for a token never
-                // picked).
-                self.at = None;
-                self.waiting_for = Some(Self::NONE);
-            }
-            return;
-        }
-        self.closing = 0;
-        self.picked.push(token);
-        let next = self.at.map(|a| a + 1);
-        self.at = match next {
-            Some(n) if self.prompt.get(n) == Some(&token) && !self.copied[n] => Some(n),
-            _ => self.realign(),
-        };
-        if let Some(a) = self.at {
-            self.copied[a] = true;
-            self.last = Some(a);
-        }
-    }
-
-    /// The token that continues the copy, if the output is copying: the prompt's next token,
-    /// or the next of the close tokens ([`Self::closed_by`]) where that is a stop token.
-    pub fn continuation(&self) -> Option<u32> {
-        match self.prompt.get(self.at? + 1).copied()? {
-            Self::NONE => self.close.get(self.closing).copied(),
-            t => Some(t),
-        }
-    }
-
-    /// Whether `continuation` is picked outright over `logits` ([`Self::outright_below`]):
-    /// the top logit is another token, with a probability under the threshold.
-    fn takes_outright(&self, logits: &[f32], continuation: u32) -> bool {
-        if self.outright_below <= 0.0 {
-            return false;
-        }
-        let next_ends_turn = self
-            .at
-            .and_then(|a| self.prompt.get(a + 2))
-            .is_some_and(|&t| t == Self::NONE);
-        if self.at_turn_end() || next_ends_turn {
-            // The state's last token and the close: the model learnt to end a state with a
-            // newline, which this vocabulary merges into the last token (`]\n`); sure of it,
-            // it would lose the copy's place there and run on into the state's last lines.
-            return true;
-        }
-        let top = argmax(logits) as usize;
-        if top == continuation as usize {
-            return false;
-        }
-        let max = logits[top];
-        let sum: f32 = logits.iter().map(|&l| (l - max).exp()).sum();
-        // p(top) = 1 / sum; NaN logits count as unsure.
-        let p_top = 1.0 / sum;
-        p_top.is_nan() || p_top < self.outright_below
-    }
-
-    /// Whether the copied span has reached the end of its turn in the prompt.
-    fn at_turn_end(&self) -> bool {
-        self.at
-            .and_then(|a| self.prompt.get(a + 1))
-            .is_some_and(|&t| t == Self::NONE)
-    }
-
-    /// Prompt index of the last picked token, matched as described on [`CopyPrior`].
-    fn realign(&self) -> Option<usize> {
-        let (c, g) = (&self.prompt, &self.picked);
-        let last = *g.last()?;
-        // Smaller is better: longer match first, then nearer (after `at`, else latest).
-        let rank = |i: usize| match self.at.or(self.last) {
-            Some(a) if i > a => (0, i - a),
-            Some(a) => (1, a - i),
-            None => (0, c.len() - i),
-        };
-        let mut best: Option<(usize, (usize, usize), usize)> = None;
-        for i in 0..c.len() {
-            if c[i] != last || self.copied[i] {
-                continue;
-            }
-            let mut k = 1;
-            while k < Self::MAX_MATCH && k < g.len() && k <= i && c[i - k] == g[g.len() - 1 - k] {
-                k += 1;
-            }
-            if k < Self::MIN_MATCH {
-                continue;
-            }
-            let better = match best {
-                None => true,
-                Some((bk, br, _)) => k > bk || (k == bk && rank(i) < br),
-            };
-            if better {
-                best = Some((k, rank(i), i));
-            }
-        }
-        best.map(|(_, _, i)| i)
-    }
 }
 
 /// Index of the largest value (lowest index on ties); `0` for an empty slice.
@@ -604,87 +313,6 @@ impl Sampler {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn copy_prior_follows_the_copy_across_an_edit_without_looping() {
-        // A state of three "lines" 10 11 | 20 21 | 30 31, each ending in 5.
-        let prompt = [10, 11, 5, 20, 21, 5, 30, 31, 5];
-        let mut p = CopyPrior::new(&prompt, &[]);
-        p.push(10);
-        assert_eq!(p.continuation(), None, "one token is not a span");
-        p.push(11);
-        assert_eq!(p.continuation(), Some(5));
-        p.push(5);
-        assert_eq!(p.continuation(), Some(20));
-        // An edit: 99 in place of 20 21; the copy picks up again after it.
-        p.push(99);
-        assert_eq!(p.continuation(), None);
-        p.push(5);
-        assert_eq!(p.continuation(), None, "one token is not a span");
-        p.push(30);
-        assert_eq!(p.continuation(), Some(31));
-        // A slip back to the first line does not send the copy round again.
-        let mut p = CopyPrior::new(&prompt, &[]);
-        [10, 11, 5, 20, 21, 5, 10, 11]
-            .into_iter()
-            .for_each(|t| p.push(t));
-        assert_eq!(p.continuation(), None, "10 11 was copied already");
-    }
-
-    /// At the end of the copied turn the close tokens are asked for, in order and once; after
-    /// them the prior is off, so whatever follows the close is the model's alone.
-    #[test]
-    fn the_end_of_a_span_asks_for_the_close_tokens_once() {
-        // prompt: 7 (stop) 10 11 12 7 (stop); closed by 40 7 (close tag, end of turn).
-        let prompt = [7, 10, 11, 12, 7];
-        let mut prior = CopyPrior::new(&prompt, &[7]).closed_by(&[40, 7]);
-        for t in [10, 11] {
-            prior.push(t);
-        }
-        assert_eq!(prior.continuation(), Some(12));
-        prior.push(12);
-        assert_eq!(prior.continuation(), Some(40), "the state ended: close");
-        // A token off the sequence drops it.
-        let mut off = prior.clone();
-        off.push(99);
-        assert_eq!(off.continuation(), None);
-        prior.push(40);
-        assert_eq!(prior.continuation(), Some(7), "then the end of the turn");
-        prior.push(7);
-        assert_eq!(prior.continuation(), None, "closed: the prior is off");
-        for t in [10, 11] {
-            prior.push(t);
-            assert_eq!(prior.continuation(), None, "off after the close ({t})");
-        }
-        // Without closed_by the stop token is still never favoured.
-        let mut plain = CopyPrior::new(&prompt, &[7]);
-        for t in [10, 11, 12] {
-            plain.push(t);
-        }
-        assert_eq!(plain.continuation(), None);
-    }
-
-    /// A copy lost for a few tokens resumes near where it was, not at the latest match: a
-    /// tree repeats short token runs on many lines, and the latest one is near the state's end.
-    #[test]
-    fn a_lost_copy_resumes_near_its_last_place() {
-        let prompt = [10, 11, 12, 13, 14, 15, 50, 12, 13, 16];
-        let mut prior = CopyPrior::new(&prompt, &[]);
-        for t in [10, 11] {
-            prior.push(t);
-        }
-        assert_eq!(prior.continuation(), Some(12));
-        for t in [99, 12] {
-            prior.push(t);
-            assert_eq!(prior.continuation(), None, "lost after {t}");
-        }
-        prior.push(13);
-        assert_eq!(
-            prior.continuation(),
-            Some(14),
-            "12 13 again at 2-3, not 7-8"
-        );
-    }
 
     #[test]
     fn copy_bias_flips_a_close_call_but_not_a_confident_edit() {
