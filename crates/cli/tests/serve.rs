@@ -127,7 +127,7 @@ fn scripted_server(runtime: &tokio::runtime::Runtime) -> String {
         template: ChatTemplate::from_dir(&dir).unwrap(),
         generation_config: GenerationConfig::default(),
         context: 2048,
-        copy_bias: 0.0,
+        card: Default::default(),
     };
     let tokenizer = text.tokenizer.clone();
     let script: Script = Arc::new(move |ids: &[u32]| {

@@ -5,6 +5,7 @@ use std::hash::{BuildHasher, RandomState};
 
 use agentworld_engine::GenerateParams;
 use agentworld_model::sampling::SamplingParams;
+use agentworld_world::Domain;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use serde::Deserialize;
@@ -168,18 +169,22 @@ impl Knobs {
         }
     }
 
-    /// Generation settings for a prompt of `prompt_len` tokens. Unset sampling fields take the
+    /// Generation settings for `prompt` (token ids). Unset sampling fields take the
     /// checkpoint's `generation_config.json` (greedy when it says `do_sample: false`); an
     /// unset `max_tokens` is the room left in the context, and a larger one is capped by it.
+    /// An unset `copy_bias` is the model card's for the domain whose "You are a X World Model"
+    /// opens the prompt ([`Domain::from_system_prompt`]; 0 for terminal screens on the demo
+    /// model), else the card's `copy_bias`.
     ///
     /// # Errors
     /// 400 naming `prompt_field` when the prompt leaves no room in `--max-model-len`.
     pub fn params(
         &self,
         info: &ModelInfo,
-        prompt_len: usize,
+        prompt: &[u32],
         prompt_field: &str,
     ) -> Result<GenerateParams, ApiError> {
+        let prompt_len = prompt.len();
         let limit = info.max_model_len;
         if prompt_len >= limit {
             return Err(ApiError::bad_request(
@@ -216,10 +221,28 @@ impl Knobs {
                 top_k,
                 top_p: self.top_p.map_or(gc.top_p.unwrap_or(1.0), |p| p as f32),
                 seed,
-                copy_bias: self.copy_bias.map_or(info.copy_bias, |b| b as f32),
+                copy_bias: self
+                    .copy_bias
+                    .map_or_else(|| card_copy_bias(info, prompt), |b| b as f32),
             },
         })
     }
+}
+
+/// The model card's copy prior for `prompt`'s domain ([`Knobs::params`]).
+fn card_copy_bias(info: &ModelInfo, prompt: &[u32]) -> f32 {
+    let card = &info.card;
+    if card.copy_bias_by_domain.is_empty() {
+        return card.copy_bias_for(None);
+    }
+    // The system prompt's first sentence is within its first tokens.
+    let head = &prompt[..prompt.len().min(256)];
+    let domain = info
+        .tokenizer
+        .decode(head, false)
+        .ok()
+        .and_then(|text| Domain::from_system_prompt(&text));
+    card.copy_bias_for(domain.map(Domain::as_str))
 }
 
 /// A fresh random id with a prefix (`chatcmpl-…`, `call_…`).
@@ -234,4 +257,49 @@ pub fn now_secs() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentworld_text::{ChatTemplate, GenerationConfig, Tokenizer};
+
+    /// A request that sets no `copy_bias` gets the demo card's prior for the domain its system
+    /// prompt names: none for terminal screens, 4 nats for Android, 15 for Web; the card's
+    /// default where no domain is named; and a request's own value always wins.
+    #[test]
+    fn the_card_copy_prior_follows_the_system_prompts_domain() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../public/models/agentworld-demo");
+        let card = std::fs::read_to_string(dir.join("agentworld.json")).unwrap();
+        let info = ModelInfo {
+            name: "agentworld-demo".into(),
+            tokenizer: Tokenizer::from_file(dir.join("tokenizer.json")).unwrap(),
+            template: ChatTemplate::from_dir(&dir).unwrap(),
+            generation_config: GenerationConfig::default(),
+            max_model_len: 2048,
+            card: serde_json::from_str(&card).unwrap(),
+            created: 0,
+        };
+        let bias = |system: &str, knobs: &Knobs| {
+            let text = format!("<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\nls");
+            let prompt = info.tokenizer.encode(&text).unwrap();
+            knobs
+                .params(&info, &prompt, "messages")
+                .unwrap()
+                .sampling
+                .copy_bias
+        };
+        let unset = Knobs::default();
+        let terminal = "You are a Terminal World Model. Given the agent's keystrokes, predict.";
+        assert_eq!(bias(terminal, &unset), 0.0);
+        assert_eq!(bias("You are an Android World Model.", &unset), 4.0);
+        assert_eq!(bias("You are a Web World Model.", &unset), 15.0);
+        assert_eq!(bias("You are a helpful assistant.", &unset), 15.0);
+        let set = Knobs {
+            copy_bias: Some(2.0),
+            ..Knobs::default()
+        };
+        assert_eq!(bias(terminal, &set), 2.0);
+    }
 }

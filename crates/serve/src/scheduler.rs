@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use agentworld_engine::{DecodeBatch, Engine, FinishReason, GenerateParams, SequenceEvent};
+use agentworld_engine::{
+    DecodeBatch, Engine, FinishReason, GenerateParams, ModelCard, SequenceEvent,
+};
 use agentworld_text::{ChatTemplate, GenerationConfig, Tokenizer};
 use burn::tensor::backend::Backend;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -36,8 +38,9 @@ pub struct ModelInfo {
     pub generation_config: GenerationConfig,
     /// Longest prompt plus output, in tokens.
     pub max_model_len: usize,
-    /// The copy prior of requests that set none (the model card's `copy_bias`, else 0).
-    pub copy_bias: f32,
+    /// The model card (empty where the checkpoint has none): the copy prior of requests that
+    /// set none is its `copy_bias` for the domain of the request's system prompt.
+    pub card: ModelCard,
     /// Unix seconds when the model was loaded (`created` of `/v1/models`).
     pub created: u64,
 }
@@ -91,8 +94,8 @@ pub struct ModelText {
     pub generation_config: GenerationConfig,
     /// The model's context length in tokens.
     pub context: usize,
-    /// The model card's `copy_bias`, else 0.
-    pub copy_bias: f32,
+    /// The model card (empty where the checkpoint has none).
+    pub card: ModelCard,
 }
 
 impl ModelText {
@@ -103,11 +106,7 @@ impl ModelText {
             template: engine.template.clone(),
             generation_config: engine.generation_config.clone(),
             context: engine.max_context(),
-            copy_bias: engine
-                .card
-                .as_ref()
-                .and_then(|c| c.copy_bias)
-                .unwrap_or(0.0),
+            card: engine.card.clone().unwrap_or_default(),
         }
     }
 }
@@ -329,7 +328,7 @@ fn model_info(config: &ServeConfig, text: ModelText) -> Result<Arc<ModelInfo>> {
         template: text.template,
         generation_config: text.generation_config,
         max_model_len,
-        copy_bias: text.copy_bias,
+        card: text.card,
         created: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),

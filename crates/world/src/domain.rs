@@ -71,6 +71,27 @@ impl Domain {
         }
     }
 
+    /// The domain a system prompt is written for, from its "You are a X World Model" (the
+    /// form every AgentWorld system prompt opens with; `X` as in [`Self::world_model_name`],
+    /// ASCII case ignored), looked for in `text`'s first 4096 bytes. `None` where no such
+    /// sentence is there, or its `X` is not a domain's.
+    pub fn from_system_prompt(text: &str) -> Option<Domain> {
+        let head = &text[..text.floor_char_boundary(4096)];
+        let lower = head.to_ascii_lowercase();
+        lower.match_indices(" world model").find_map(|(end, _)| {
+            let before = lower[..end].trim_end();
+            let name = before.rsplit(' ').next()?;
+            let article = before[..before.len() - name.len()].trim_end();
+            (article.ends_with("you are a") || article.ends_with("you are an"))
+                .then(|| {
+                    Domain::ALL
+                        .into_iter()
+                        .find(|d| d.world_model_name().eq_ignore_ascii_case(name))
+                })
+                .flatten()
+        })
+    }
+
     /// Whether the state is a GUI screen (web, android, os), for which the GUI rules apply.
     pub fn is_gui(self) -> bool {
         matches!(self, Domain::Web | Domain::Android | Domain::Os)
@@ -155,6 +176,28 @@ mod tests {
     fn world_model_names_and_groups() {
         assert_eq!(Domain::Mcp.world_model_name(), "Tool");
         assert_eq!(Domain::Os.world_model_name(), "Desktop");
+        for d in Domain::ALL {
+            let prompt = crate::prompts::builtin(d);
+            assert_eq!(Domain::from_system_prompt(prompt), Some(d), "{d}");
+            let templated = format!("<|im_start|>system\n{prompt}<|im_end|>");
+            assert_eq!(Domain::from_system_prompt(&templated), Some(d), "{d}");
+        }
+        assert_eq!(
+            Domain::from_system_prompt("You are an evaluator of a Web World Model."),
+            None
+        );
+        assert_eq!(
+            Domain::from_system_prompt("You are a Weather World Model."),
+            None
+        );
+        assert_eq!(
+            Domain::from_system_prompt("You are a helpful assistant."),
+            None
+        );
+        assert_eq!(
+            Domain::from_system_prompt("you are a desktop world model"),
+            Some(Domain::Os)
+        );
         let gui: Vec<_> = Domain::ALL.into_iter().filter(|d| d.is_gui()).collect();
         assert_eq!(gui, [Domain::Web, Domain::Android, Domain::Os]);
         let tools: Vec<_> = Domain::ALL

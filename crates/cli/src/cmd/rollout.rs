@@ -261,7 +261,6 @@ pub fn run(args: Args) -> Result<()> {
                 temperature: args.temperature.unwrap_or(0.0) as f32,
                 timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
                 peak_batch: Default::default(),
-                card: card.clone(),
             };
             (Box::new(world), prompts)
         }

@@ -179,7 +179,7 @@ fn finish_name(reason: Option<FinishReason>, called: bool) -> &'static str {
 impl ChatJob {
     async fn run(self, state: &AppState) -> Response {
         let info = &state.engine.info;
-        let params = match self.knobs.params(info, self.prompt.len(), "messages") {
+        let params = match self.knobs.params(info, &self.prompt, "messages") {
             Ok(p) => p,
             Err(e) => return e.into_response(),
         };

@@ -120,7 +120,7 @@ async fn run(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Re
             format!("Token id {bad} is outside the vocabulary ({vocab} tokens)."),
         ));
     }
-    let params = knobs.params(info, prompt.len(), "prompt")?;
+    let params = knobs.params(info, &prompt, "prompt")?;
     let prompt_tokens = prompt.len();
     let mut rx = state.engine.submit(prompt, params)?;
     state.engine.metrics.prompt(prompt_tokens);

@@ -79,7 +79,7 @@ pub fn demo_text() -> ModelText {
         template: ChatTemplate::from_dir(&dir).unwrap(),
         generation_config: GenerationConfig::default(),
         context: 2048,
-        copy_bias: 0.0,
+        card: Default::default(),
     }
 }
 

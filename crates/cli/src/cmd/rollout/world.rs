@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agentworld_engine::{GenerateParams, ModelCard};
+use agentworld_engine::GenerateParams;
 use agentworld_model::sampling::SamplingParams;
 use agentworld_serve::EngineHandle;
 use agentworld_serve::scheduler::JobEvent;
@@ -85,8 +85,6 @@ pub struct LocalWorld {
     pub timeout: Duration,
     /// The most sequences seen decoding together (sampled as output arrives).
     pub peak_batch: AtomicUsize,
-    /// The model's card: its copy prior per domain ([`ModelCard::copy_bias_for`]).
-    pub card: Option<ModelCard>,
 }
 
 impl WorldModel for LocalWorld {
@@ -132,10 +130,7 @@ impl WorldModel for LocalWorld {
                 top_k: 0,
                 seed,
                 // The model card's copy prior for the environment's domain.
-                copy_bias: self
-                    .card
-                    .as_ref()
-                    .map_or(info.copy_bias, |c| c.copy_bias_for(Some(domain.as_str()))),
+                copy_bias: info.card.copy_bias_for(Some(domain.as_str())),
             },
         };
         let mut events = self
