@@ -60,6 +60,22 @@ pub struct TrainConfig {
     /// mistakes are its input (exposure bias; a form of scheduled sampling). 0: none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub input_noise: f64,
+    /// Loss weight of the completion tokens the prompt does not predict (edits: a token whose
+    /// last [`crate::probe::COPY_CONTEXT`] tokens are not a span of the prompt,
+    /// [`crate::probe::copied_positions`]), relative to the copied ones; the loss is the
+    /// weighted mean. A world model's next state is mostly its current state copied, so the
+    /// few tokens that change it carry a few percent of a plain mean's gradient, and a small
+    /// model learns the copy long before the edits. 1: the plain mean.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub edit_weight: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -99,6 +115,7 @@ impl Default for TrainConfig {
             curriculum: Vec::new(),
             length_ramp: None,
             input_noise: 0.0,
+            edit_weight: 1.0,
         }
     }
 }
@@ -143,18 +160,21 @@ pub fn batch_loss<B: AutodiffBackend>(
     examples: &[&Example],
     pad_id: u32,
 ) -> Result<(Tensor<B, 1>, usize)> {
-    batch_loss_noised(model, examples, pad_id, 0.0, 0)
+    batch_loss_noised(model, examples, pad_id, 0.0, 0, 1.0)
 }
 
-/// [`batch_loss`] with [`TrainConfig::input_noise`]: a `noise` share of each example's
-/// completion tokens is replaced in the input (never in the targets) by another token of
-/// that completion, drawn with `seed`. `noise` is clamped to 0..=1 (not a number: 0).
+/// [`batch_loss`] with [`TrainConfig::input_noise`] and [`TrainConfig::edit_weight`]: a
+/// `noise` share of each example's completion tokens is replaced in the input (never in the
+/// targets) by another token of that completion, drawn with `seed`; the loss of each edit
+/// token counts `edit_weight` times. `noise` is clamped to 0..=1, `edit_weight` below 0 is 0
+/// (not a number: 0 noise, weight 1).
 pub fn batch_loss_noised<B: AutodiffBackend>(
     model: &Qwen35Moe<B>,
     examples: &[&Example],
     pad_id: u32,
     noise: f64,
     seed: u64,
+    edit_weight: f64,
 ) -> Result<(Tensor<B, 1>, usize)> {
     use rand::{Rng, SeedableRng, rngs::StdRng};
     let mut rng = StdRng::seed_from_u64(seed);
@@ -168,8 +188,14 @@ pub fn batch_loss_noised<B: AutodiffBackend>(
     let b = examples.len();
     let mut inputs = Vec::with_capacity(b);
     let mut targets = Vec::new();
-    // Flat indices (`row * len + t`) of the positions with a loss.
+    let edit_weight = if edit_weight.is_nan() {
+        1.0
+    } else {
+        edit_weight.max(0.0)
+    };
+    // Flat indices (`row * len + t`) of the positions with a loss, and their weights.
     let mut picked = Vec::new();
+    let mut weights: Vec<f32> = Vec::new();
     let mut tokens = 0;
     for (row_index, e) in examples.iter().enumerate() {
         let n = e.ids.len() - 1;
@@ -187,6 +213,14 @@ pub fn batch_loss_noised<B: AutodiffBackend>(
         for t in e.completion_start.saturating_sub(1)..n {
             picked.push((row_index * len + t) as i64);
             targets.push(e.ids[t + 1] as i64);
+        }
+        if edit_weight != 1.0 {
+            // Entry k is the target `e.ids[first_scored(e) + k]`, as above.
+            weights.extend(
+                crate::probe::copied_positions(e)
+                    .into_iter()
+                    .map(|copied| if copied { 1.0 } else { edit_weight as f32 }),
+            );
         }
         tokens += n;
     }
@@ -208,7 +242,19 @@ pub fn batch_loss_noised<B: AutodiffBackend>(
     let log_probs = log_softmax(logits, 2);
     let targets = Tensor::<B, 3, Int>::from_data(TensorData::new(targets, [1, count, 1]), &device);
     let picked = log_probs.gather(2, targets);
-    Ok((picked.sum().neg().div_scalar(count as f32), tokens))
+    if weights.is_empty() {
+        return Ok((picked.sum().neg().div_scalar(count as f32), tokens));
+    }
+    let total: f32 = weights.iter().sum();
+    let weights = Tensor::<B, 3>::from_data(TensorData::new(weights, [1, count, 1]), &device);
+    Ok((
+        picked
+            .mul(weights)
+            .sum()
+            .neg()
+            .div_scalar(total.max(f32::MIN_POSITIVE)),
+        tokens,
+    ))
 }
 
 /// Trains `model` on `examples`; returns the trained model (without autodiff) and the loss
@@ -290,6 +336,7 @@ pub fn train_probed<B: AutodiffBackend>(
             pad_id,
             config.input_noise,
             config.seed ^ (step as u64).wrapping_mul(0x2545_F491_4F6C_DD1D),
+            config.edit_weight,
         )?;
         let loss_value = loss
             .clone()
@@ -415,10 +462,10 @@ mod tests {
             row_id: "a".into(),
         };
         let plain = value(batch_loss(&model, &[&e], 0).unwrap().0);
-        let none = value(batch_loss_noised(&model, &[&e], 0, 0.0, 9).unwrap().0);
+        let none = value(batch_loss_noised(&model, &[&e], 0, 0.0, 9, 1.0).unwrap().0);
         assert_eq!(plain, none);
-        let noised = value(batch_loss_noised(&model, &[&e], 0, 0.5, 9).unwrap().0);
-        let again = value(batch_loss_noised(&model, &[&e], 0, 0.5, 9).unwrap().0);
+        let noised = value(batch_loss_noised(&model, &[&e], 0, 0.5, 9, 1.0).unwrap().0);
+        let again = value(batch_loss_noised(&model, &[&e], 0, 0.5, 9, 1.0).unwrap().0);
         assert_eq!(noised, again);
         assert_ne!(noised, plain);
         let flat = Example {
@@ -428,8 +475,74 @@ mod tests {
             ..e
         };
         let flat_plain = value(batch_loss(&model, &[&flat], 0).unwrap().0);
-        let flat_noised = value(batch_loss_noised(&model, &[&flat], 0, 0.9, 9).unwrap().0);
+        let flat_noised = value(
+            batch_loss_noised(&model, &[&flat], 0, 0.9, 9, 1.0)
+                .unwrap()
+                .0,
+        );
         assert_eq!(flat_plain, flat_noised);
+    }
+
+    /// With an edit weight the loss is the weighted mean of the per-token losses, computed
+    /// here from the full logits, with the copied targets marked by hand.
+    #[test]
+    fn edit_weight_weighs_the_tokens_the_prompt_does_not_hold() {
+        type B = Autodiff<Flex>;
+        let device = Default::default();
+        <B as burn::tensor::backend::Backend>::seed(&device, 5);
+        let model = Qwen35Moe::<B>::init(&smallest_config(), &device);
+        let value = |t: Tensor<B, 1>| t.into_data().convert::<f64>().to_vec::<f64>().unwrap()[0];
+        // Prompt 1..=8; the completion copies 1 2 3 4, writes 9 10 11, copies 5 6 7 8. Copied
+        // targets (their last four tokens are a span of the prompt): the 4 and the 8.
+        let ids: Vec<u32> = vec![1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 9, 10, 11, 5, 6, 7, 8];
+        let copied = [
+            false, false, false, true, false, false, false, false, false, false, true,
+        ];
+        let e = Example {
+            ids: ids.clone(),
+            completion_start: 8,
+            domain: "web".into(),
+            row_id: "a".into(),
+        };
+        let n = ids.len() - 1;
+        let hidden = model
+            .forward_hidden(
+                &TokenBatch {
+                    ids: vec![ids[..n].to_vec()],
+                    valid: None,
+                },
+                None,
+            )
+            .unwrap();
+        let logits = model
+            .logits(hidden)
+            .into_data()
+            .convert::<f64>()
+            .to_vec::<f64>()
+            .unwrap();
+        let vocab = logits.len() / n;
+        let nll: Vec<f64> = (7..n)
+            .map(|t| {
+                let row = &logits[t * vocab..(t + 1) * vocab];
+                let max = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let lse = max + row.iter().map(|l| (l - max).exp()).sum::<f64>().ln();
+                lse - row[ids[t + 1] as usize]
+            })
+            .collect();
+        assert_eq!(nll.len(), copied.len());
+        for w in [0.0, 1.0, 3.0] {
+            let weights: Vec<f64> = copied.iter().map(|&c| if c { 1.0 } else { w }).collect();
+            let expected = nll.iter().zip(&weights).map(|(l, w)| l * w).sum::<f64>()
+                / weights.iter().sum::<f64>();
+            let got = value(batch_loss_noised(&model, &[&e], 0, 0.0, 9, w).unwrap().0);
+            assert!(
+                (got - expected).abs() < 1e-4,
+                "weight {w}: {got} vs {expected}"
+            );
+        }
+        let plain = value(batch_loss(&model, &[&e], 0).unwrap().0);
+        let mean = nll.iter().sum::<f64>() / nll.len() as f64;
+        assert!((plain - mean).abs() < 1e-4);
     }
 
     /// A tiny model learns to continue a fixed sequence: the loss must fall sharply.

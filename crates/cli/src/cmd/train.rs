@@ -111,6 +111,10 @@ pub struct Args {
     /// a wrong token (default: the recipe's, 0.1).
     #[arg(long)]
     input_noise: Option<f64>,
+    /// Loss weight of the completion tokens the prompt does not hold (the edits of a state),
+    /// relative to the copied ones; 1 is the plain mean (default: the recipe's).
+    #[arg(long)]
+    edit_weight: Option<f64>,
     /// The copy prior the model is decoded with (a logit bonus, in nats, for the token that
     /// continues the span of the prompt being copied): written into the model card and used by
     /// the probe and the final evaluation, in every domain (default: the recipe's, 15 nats and
@@ -312,6 +316,12 @@ pub fn run(args: Args) -> Result<()> {
             bail!("--input-noise must be at least 0 and below 1, got {share}");
         }
         recipe.train.input_noise = share;
+    }
+    if let Some(weight) = args.edit_weight {
+        if !(weight.is_finite() && weight > 0.0) {
+            bail!("--edit-weight must be a positive number (1: the plain mean), got {weight}");
+        }
+        recipe.train.edit_weight = weight;
     }
     if let Some(n) = args.probe_generated_rows {
         recipe.probe_generated_rows_per_domain = n;
