@@ -112,7 +112,8 @@ pub struct Args {
     #[arg(long)]
     input_noise: Option<f64>,
     /// Loss weight of the completion tokens the prompt does not hold (the edits of a state),
-    /// relative to the copied ones; 1 is the plain mean (default: the recipe's).
+    /// relative to the copied ones (default: the recipe's, 1: the plain mean; 3 was tried:
+    /// README, "What we tried", fix (h)).
     #[arg(long)]
     edit_weight: Option<f64>,
     /// The copy prior the model is decoded with (a logit bonus, in nats, for the token that
