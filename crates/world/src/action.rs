@@ -14,6 +14,7 @@
 //! to predict.
 
 pub mod android;
+pub mod named;
 pub mod os;
 pub mod pycall;
 pub mod terminal;
@@ -27,6 +28,7 @@ use crate::state::{KeyKind, StateTree};
 
 pub use android::forms::AndroidForm;
 pub use android::{AndroidAction, Target};
+pub use named::{named_in_prompt, named_lines, named_nodes};
 pub use os::{OsAction, OsStep};
 pub use terminal::{Keystrokes, TerminalAction};
 pub use tool::ToolCall;

@@ -104,6 +104,14 @@ pub fn turn_prompt(number: usize, action_text: &str, state: Option<&str>) -> Str
     out
 }
 
+/// The action text of a turn prompt laid out by [`turn_prompt`]: what its ```` ```json ````
+/// fence holds. `None` when the prompt has no `**Action:**` fence.
+pub fn turn_action(prompt: &str) -> Option<&str> {
+    let start = prompt.find("**Action:**\n```json\n")? + "**Action:**\n```json\n".len();
+    let len = prompt[start..].find("\n```")?;
+    Some(&prompt[start..start + len])
+}
+
 /// The ground-truth form of an observation: `**Environment Observation:**\n{observation}`.
 pub fn observation_response(observation: &str) -> String {
     format!("{OBSERVATION_MARKER}\n{observation}")
@@ -180,6 +188,17 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turn_action_reads_back_what_turn_prompt_fenced() {
+        let action = "fill('13', 'a\nb')";
+        assert_eq!(
+            turn_action(&turn_prompt(2, action, Some("[13] textbox"))),
+            Some(action)
+        );
+        assert_eq!(turn_action(&turn_prompt(1, "[]", None)), Some("[]"));
+        assert_eq!(turn_action("no fence here"), None);
+    }
 
     #[test]
     fn turn_prompt_layout_is_exact() {

@@ -1,0 +1,312 @@
+//! The lines of a state an action names: the node a web bid, an Android target or a screen
+//! point lands on (with its subtree), else, for typing with no target, the focused node.
+//!
+//! A world model's next state is mostly its current state copied, and an action's effect
+//! starts at the element it names; the copy prior
+//! ([`CopyPrior::released`](../../agentworld_model/sampling/struct.CopyPrior.html)) weighs the
+//! model more on these lines than on the rest. Nothing here predicts the effect: these are
+//! only the places where one is most likely.
+
+use std::ops::Range;
+
+use super::{Action, AndroidAction, AndroidForm, OsAction, OsStep, Target, parse_action};
+use crate::Domain;
+use crate::state::{KeyKind, StateNode, StateTree};
+
+/// Node indices (pre-order, sorted, no repeats) that `action` names in `state`, subtrees
+/// included: web bids and points, the Android target (index, resource-id, text, point), the
+/// node under an OS pyautogui point; for typing with no target (web `keyboard_type` /
+/// `keyboard_insert_text`, OS `typewrite` / `write`, Android `type` without a target) the
+/// deepest focused node. Empty when the action names nothing found in `state`.
+pub fn named_nodes(action: &Action, state: &StateTree) -> Vec<usize> {
+    let mut hits = Vec::new();
+    match action {
+        Action::Web(a) => {
+            for bid in a.bids() {
+                hits.extend((0..state.len()).filter(|&i| {
+                    let k = &state.nodes[i].key;
+                    k.value == bid && matches!(k.kind, KeyKind::Bid | KeyKind::ElementId)
+                }));
+            }
+            hits.extend(
+                a.points()
+                    .into_iter()
+                    .filter_map(|(x, y)| at_point(state, x, y)),
+            );
+            if matches!(a.name.as_str(), "keyboard_type" | "keyboard_insert_text") {
+                hits.extend(focused(state));
+            }
+        }
+        Action::Android(AndroidForm::Ui(a)) => match a {
+            AndroidAction::Tap { target }
+            | AndroidAction::LongPress { target }
+            | AndroidAction::Toggle { target }
+            | AndroidAction::Type {
+                target: Some(target),
+                ..
+            }
+            | AndroidAction::Scroll {
+                target: Some(target),
+                ..
+            } => hits.extend(android_target(state, target)),
+            AndroidAction::Type { target: None, .. } => hits.extend(focused(state)),
+            _ => {}
+        },
+        Action::Os(OsAction::Code(steps)) => {
+            for step in steps {
+                if let Some((x, y)) = step.point() {
+                    hits.extend(at_point(state, x, y));
+                } else if let OsStep::Call { name, .. } = step
+                    && matches!(name.as_str(), "typewrite" | "write")
+                {
+                    hits.extend(focused(state));
+                }
+            }
+        }
+        _ => {}
+    }
+    let mut out: Vec<usize> = hits
+        .into_iter()
+        .flat_map(|i| i..state.subtree_end(i))
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Byte ranges of `state_text` (each a whole line, its newline included) holding the nodes
+/// [`named_nodes`] finds for `action_text`: the state is read as `format`, the action as
+/// `domain`'s. A format whose reader records no lines counts one node a non-blank line. Empty
+/// when the action or the state cannot be read, when node lines cannot be told, or when the
+/// action names nothing: the caller then treats every line alike.
+pub fn named_lines(
+    domain: Domain,
+    action_text: &str,
+    state_text: &str,
+    format: &str,
+) -> Vec<Range<usize>> {
+    let Ok(action) = parse_action(domain, action_text) else {
+        return Vec::new();
+    };
+    let Ok(parsed) = crate::state::Registry::standard().parse(format, state_text) else {
+        return Vec::new();
+    };
+    let tree = &parsed.tree;
+    let mut starts = vec![0];
+    starts.extend(state_text.match_indices('\n').map(|(i, _)| i + 1));
+    // A reader that records no lines (android-compact) with one node a non-blank line: the
+    // i-th node is on the i-th non-blank line.
+    let blank = |l: usize| {
+        let end = starts.get(l).copied().unwrap_or(state_text.len());
+        state_text[starts[l - 1]..end].trim().is_empty()
+    };
+    let by_order: Vec<usize> = (1..=starts.len()).filter(|&l| !blank(l)).collect();
+    let unrecorded = tree.nodes.iter().all(|n| n.line == 0) && by_order.len() == tree.len();
+    let mut lines: Vec<usize> = named_nodes(&action, tree)
+        .into_iter()
+        .map(|i| {
+            if unrecorded {
+                by_order[i]
+            } else {
+                tree.nodes[i].line
+            }
+        })
+        .filter(|&l| l >= 1 && l <= starts.len())
+        .collect();
+    lines.dedup();
+    lines
+        .into_iter()
+        .map(|l| starts[l - 1]..starts.get(l).copied().unwrap_or(state_text.len()))
+        .collect()
+}
+
+/// [`named_lines`] for a rendered world-model prompt (any chat template): the action is the
+/// last turn's (its `**Action:**` fence, [`crate::messages::turn_prompt`]); the state is that
+/// turn's `**Current State:**`, else the last `**Environment Observation:**` before it (the
+/// previous turn's observation), each running to the end of its message (`<|im_end|>`, a
+/// `</predicted_observation>`, or the end of the text). Byte ranges of `prompt`; empty when
+/// any part is missing.
+pub fn named_in_prompt(prompt: &str, domain: Domain, format: &str) -> Vec<Range<usize>> {
+    const ACTION: &str = "**Action:**\n```json\n";
+    const STATE: &str = "**Current State:**\n";
+    let Some(a) = prompt.rfind(ACTION).map(|i| i + ACTION.len()) else {
+        return Vec::new();
+    };
+    let Some(action_len) = prompt[a..].find("\n```") else {
+        return Vec::new();
+    };
+    let action = &prompt[a..a + action_len];
+    let after = a + action_len;
+    let turn_end = prompt[after..]
+        .find("<|im_end|>")
+        .map_or(prompt.len(), |i| after + i);
+    let start = match prompt[after..turn_end].find(STATE) {
+        Some(i) => after + i + STATE.len(),
+        None => match prompt[..a].rfind(crate::messages::OBSERVATION_MARKER) {
+            Some(i) => {
+                let s = i + crate::messages::OBSERVATION_MARKER.len();
+                s + usize::from(prompt[s..].starts_with('\n'))
+            }
+            None => return Vec::new(),
+        },
+    };
+    let end = ["<|im_end|>", "</predicted_observation>"]
+        .iter()
+        .filter_map(|m| prompt[start..].find(m))
+        .min()
+        .map_or(prompt.len(), |i| start + i);
+    named_lines(domain, action, &prompt[start..end], format)
+        .into_iter()
+        .map(|r| r.start + start..r.end + start)
+        .collect()
+}
+
+/// The deepest node with positive-area bounds holding the point (pixels).
+fn at_point(state: &StateTree, x: f64, y: f64) -> Option<usize> {
+    let (x, y) = (x.floor() as i32, y.floor() as i32);
+    (0..state.len()).rev().find(|&i| {
+        state.nodes[i]
+            .bounds
+            .is_some_and(|b| b.width() > 0 && b.height() > 0 && b.contains(x, y))
+    })
+}
+
+/// The deepest focused node: `focused` set (axtree, Android), or an OS table's description
+/// `focused`.
+fn focused(state: &StateTree) -> Option<usize> {
+    let is = |n: &StateNode| {
+        n.attributes.iter().any(|(k, v)| {
+            (k == "focused" && v != "false") || (k == "description" && v == "focused")
+        })
+    };
+    (0..state.len()).rev().find(|&i| is(&state.nodes[i]))
+}
+
+fn android_target(state: &StateTree, target: &Target) -> Option<usize> {
+    match target {
+        Target::Index(i) => (*i < state.len()).then_some(*i),
+        Target::Id(id) => state.nodes.iter().position(|n| {
+            n.key.kind == KeyKind::ResourceId
+                && (n.key.value == *id
+                    || n.key
+                        .value
+                        .rsplit_once(":id/")
+                        .is_some_and(|(_, s)| s == id))
+        }),
+        Target::Text(t) => state.find_text(t),
+        Target::Point { x, y } => at_point(state, f64::from(*x), f64::from(*y)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines<'a>(domain: Domain, action: &str, state: &'a str, format: &str) -> Vec<&'a str> {
+        named_lines(domain, action, state, format)
+            .into_iter()
+            .map(|r| &state[r])
+            .collect()
+    }
+
+    const PAGE: &str = "RootWebArea 'Booking', focused\n\t[12] combobox 'Time', value='18:00'\n\t\t[14] option '18:00', selected=True\n\t\t[15] option '19:00'\n\t[18] textbox 'Guest name', focused\n\t[19] checkbox 'Quiet table', checked='false'\n";
+
+    #[test]
+    fn a_web_bid_names_its_line_and_subtree() {
+        assert_eq!(
+            lines(Domain::Web, "select_option('12', '19:00')", PAGE, "axtree"),
+            [
+                "\t[12] combobox 'Time', value='18:00'\n",
+                "\t\t[14] option '18:00', selected=True\n",
+                "\t\t[15] option '19:00'\n"
+            ]
+        );
+        assert_eq!(
+            lines(Domain::Web, "click('19')", PAGE, "axtree"),
+            ["\t[19] checkbox 'Quiet table', checked='false'\n"],
+            "the last line, newline included"
+        );
+        assert_eq!(
+            lines(Domain::Web, "keyboard_type('Ada')", PAGE, "axtree"),
+            ["\t[18] textbox 'Guest name', focused\n"],
+            "typing: the deepest focused node, not the page"
+        );
+        assert!(lines(Domain::Web, "click('99')", PAGE, "axtree").is_empty());
+        assert!(lines(Domain::Web, "go_back()", PAGE, "axtree").is_empty());
+        assert!(
+            lines(Domain::Web, "click(", PAGE, "axtree").is_empty(),
+            "unreadable"
+        );
+    }
+
+    #[test]
+    fn a_rendered_prompt_names_the_lines_of_its_current_state() {
+        let turn1 = crate::messages::turn_prompt(1, "click('19')", Some(PAGE));
+        let prompt = format!(
+            "<|im_start|>system\nYou are a Web World Model.<|im_end|>\n<|im_start|>user\n{turn1}<|im_end|>\n<|im_start|>assistant\n<think>\n"
+        );
+        let named: Vec<&str> = named_in_prompt(&prompt, Domain::Web, "axtree")
+            .into_iter()
+            .map(|r| &prompt[r])
+            .collect();
+        assert_eq!(named, ["\t[19] checkbox 'Quiet table', checked='false'\n"]);
+        // A later turn without a state acts on the previous observation.
+        let turn2 = crate::messages::turn_prompt(2, "click('18')", None);
+        let observed = PAGE.replace("checked='false'", "checked='true'");
+        let prompt = format!(
+            "<|im_start|>user\n{turn1}<|im_end|>\n<|im_start|>assistant\n**Environment Observation:**\n{observed}<|im_end|>\n<|im_start|>user\n{turn2}<|im_end|>\n"
+        );
+        let named: Vec<std::ops::Range<usize>> = named_in_prompt(&prompt, Domain::Web, "axtree");
+        assert_eq!(named.len(), 1);
+        assert_eq!(
+            &prompt[named[0].clone()],
+            "\t[18] textbox 'Guest name', focused\n"
+        );
+        assert!(
+            named[0].start > prompt.find("assistant").unwrap(),
+            "in the observation"
+        );
+        assert!(named_in_prompt("no turn here", Domain::Web, "axtree").is_empty());
+    }
+
+    #[test]
+    fn an_os_point_names_the_node_under_it() {
+        let table = "tag\tname\ttext\tclass\tdescription\tposition (top-left x&y)\tsize (w&h)\n\
+frame\tFind\t\"\"\t\t\t(100, 100)\t(400, 200)\n\
+text\tSearch\t\"\"\t\tfocused\t(110, 140)\t(300, 28)\n\
+check-box\tMatch case\t\"\"\t\tunchecked\t(110, 180)\t(160, 24)\n";
+        assert_eq!(
+            lines(
+                Domain::Os,
+                "pyautogui.click(120, 190)",
+                table,
+                "osworld-tsv"
+            ),
+            ["check-box\tMatch case\t\"\"\t\tunchecked\t(110, 180)\t(160, 24)\n"]
+        );
+        assert_eq!(
+            lines(
+                Domain::Os,
+                "pyautogui.typewrite('hi')",
+                table,
+                "osworld-tsv"
+            ),
+            ["text\tSearch\t\"\"\t\tfocused\t(110, 140)\t(300, 28)\n"]
+        );
+        assert!(lines(Domain::Os, "pyautogui.click(5, 5)", table, "osworld-tsv").is_empty());
+    }
+
+    #[test]
+    fn an_android_target_names_its_node() {
+        let screen = "FrameLayout [0,0][1080,2400]\n  EditText #email \"\" focused [0,100][1080,200]\n  Switch #wifi_switch \"Wi-Fi\" checkable clickable [0,300][1080,400]\n";
+        let named = |a: &str| lines(Domain::Android, a, screen, "android-compact");
+        assert_eq!(
+            named(r##"{"action": "toggle", "target": "#wifi_switch"}"##),
+            ["  Switch #wifi_switch \"Wi-Fi\" checkable clickable [0,300][1080,400]\n"]
+        );
+        assert_eq!(
+            named(r#"{"action": "type", "text": "a"}"#),
+            ["  EditText #email \"\" focused [0,100][1080,200]\n"]
+        );
+    }
+}
