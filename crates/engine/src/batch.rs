@@ -22,7 +22,7 @@ use burn::tensor::backend::Backend;
 
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
-use crate::generate::{FinishReason, GenerateParams};
+use crate::generate::{FinishReason, GenerateParams, NamedLines};
 
 /// What one sequence produced in one call of [`DecodeBatch::add`] or [`DecodeBatch::step`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,6 +113,21 @@ impl<'e, B: Backend> DecodeBatch<'e, B> {
         prompt: &[u32],
         params: &GenerateParams,
     ) -> Result<SequenceEvent> {
+        self.add_named(id, prompt, params, None)
+    }
+
+    /// [`DecodeBatch::add`], with the lines of the prompt's state that its action names copied
+    /// under their own bias ([`NamedLines`]).
+    ///
+    /// # Errors
+    /// As [`DecodeBatch::add`].
+    pub fn add_named(
+        &mut self,
+        id: u64,
+        prompt: &[u32],
+        params: &GenerateParams,
+        named: Option<&NamedLines>,
+    ) -> Result<SequenceEvent> {
         let engine = self.engine;
         let context = engine.max_context();
         engine.check_prompt(prompt)?;
@@ -128,7 +143,7 @@ impl<'e, B: Backend> DecodeBatch<'e, B> {
         let logits = engine
             .model
             .forward_last(&TokenBatch::single(prompt.to_vec()), Some(&mut cache))?;
-        let mut samplers = vec![engine.sampler(params.sampling, prompt)];
+        let mut samplers = vec![engine.sampler_named(params.sampling, prompt, named)];
         let token = engine.pick(logits, &[0], &mut samplers)?[0];
         let mut row = Row {
             id,

@@ -1,5 +1,7 @@
 //! [`Engine`]: a loaded checkpoint with its tokenizer, chat template and stop tokens.
 
+use std::ops::Range;
+
 use agentworld_model::loader::{self, LayoutReport};
 use agentworld_model::sampling::{CopyPrior, LoopGuard, Sampler, SamplingParams};
 use agentworld_model::{Checkpoint, Qwen35Moe, Qwen35MoeConfig};
@@ -10,6 +12,7 @@ use serde::Serialize;
 
 use crate::error::{EngineError, Result};
 use crate::files::{ModelCard, ModelFiles};
+use crate::generate::NamedLines;
 
 /// A model ready to generate: weights on a device, tokenizer, chat template, stop ids.
 #[derive(Debug)]
@@ -31,6 +34,8 @@ pub struct Engine<B: Backend> {
     /// What the loader found in the checkpoint.
     pub layout: LayoutReport,
     pub(crate) device: B::Device,
+    /// The ids whose text holds a newline, found on first use ([`Engine::line_break_ids`]).
+    line_breaks: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl<B: Backend> Engine<B> {
@@ -152,6 +157,7 @@ impl<B: Backend> Engine<B> {
                 warnings: Vec::new(),
             },
             device: device.clone(),
+            line_breaks: std::sync::OnceLock::new(),
         }
     }
 
@@ -179,6 +185,7 @@ impl<B: Backend> Engine<B> {
             generation_config,
             card,
             layout,
+            line_breaks: std::sync::OnceLock::new(),
             device: device.clone(),
         })
     }
@@ -205,6 +212,17 @@ impl<B: Backend> Engine<B> {
     /// [`LoopGuard`] on the output after the reasoning. With both tags as single tokens, the
     /// end of the turn follows `</predicted_observation>` (after the reasoning) in every case.
     pub(crate) fn sampler(&self, params: SamplingParams, prompt: &[u32]) -> Sampler {
+        self.sampler_named(params, prompt, None)
+    }
+
+    /// [`Engine::sampler`], with the lines of the state the action names copied under their
+    /// own bias ([`NamedLines`], [`CopyPrior::named`]) when the copy prior is on.
+    pub(crate) fn sampler_named(
+        &self,
+        params: SamplingParams,
+        prompt: &[u32],
+        named: Option<&NamedLines>,
+    ) -> Sampler {
         let mut sampler = Sampler::new(params);
         let think_close = match (
             self.tokenizer.token_to_id("<think>"),
@@ -261,7 +279,25 @@ impl<B: Backend> Engine<B> {
         if let Some(confidence) = self.card.as_ref().and_then(|c| c.copy_confidence) {
             prior = prior.outright_below(confidence);
         }
+        if let Some(named) = named.filter(|n| !n.ranges.is_empty()) {
+            prior = prior
+                .named(&named.ranges, named.bias)
+                .line_breaks(self.line_break_ids());
+        }
         sampler.with_copy_prior(prior)
+    }
+
+    /// The ids whose text holds a newline (each id decoded alone), computed once.
+    pub fn line_break_ids(&self) -> &[u32] {
+        self.line_breaks.get_or_init(|| {
+            (0..self.tokenizer.vocab_size() as u32)
+                .filter(|&id| {
+                    self.tokenizer
+                        .decode(&[id], false)
+                        .is_ok_and(|t| t.contains('\n'))
+                })
+                .collect()
+        })
     }
 
     /// Checks that a prompt can start a generation: not empty, and shorter than the context.
@@ -296,6 +332,20 @@ impl<B: Backend> Engine<B> {
         let mut options = RenderOptions::new().with_generation_prompt(true);
         options.enable_thinking = enable_thinking;
         Ok(self.template.render(messages, &options)?)
+    }
+
+    /// Tokenizes a rendered prompt as [`Engine::encode`] does, and gives the token ranges of
+    /// `marked` (byte ranges of `text`, such as the lines of the state an action names):
+    /// [`Tokenizer::encode_marked`].
+    ///
+    /// # Errors
+    /// [`EngineError::Text`] on tokenizer failure.
+    pub fn encode_marked(
+        &self,
+        text: &str,
+        marked: &[Range<usize>],
+    ) -> Result<(Vec<u32>, Vec<Range<usize>>)> {
+        Ok(self.tokenizer.encode_marked(text, marked)?)
     }
 
     /// Tokenizes a rendered prompt.

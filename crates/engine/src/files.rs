@@ -54,6 +54,12 @@ pub struct ModelCard {
     /// and on the demo model's Android trees the guard cost node F1 (0.933 → 0.917 on held-out
     /// rows 100–149).
     pub loop_guard: Option<usize>,
+    /// Per domain, the copy prior (nats) on the lines of the state the action names (the
+    /// element it acts on, `agentworld_world::action::named_lines`), in place of the
+    /// domain's [`Self::copy_bias_for`] there
+    /// ([`agentworld_model::sampling::CopyPrior::named`]). A domain not listed: those lines
+    /// are copied as firmly as the rest. Read through [`Self::named_copy_bias_for`].
+    pub named_copy_bias_by_domain: BTreeMap<String, f32>,
     /// Domains the model was trained on.
     pub domains: Vec<String>,
     /// How the model was made (free-form: data, steps, seed, command).
@@ -70,6 +76,12 @@ impl ModelCard {
             .and_then(|d| self.copy_bias_by_domain.get(d).copied())
             .or(self.copy_bias)
             .unwrap_or(0.0)
+    }
+
+    /// The copy prior (nats) on the lines the action names in `domain`
+    /// ([`Self::named_copy_bias_by_domain`]); `None` when the domain has none or is unknown.
+    pub fn named_copy_bias_for(&self, domain: Option<&str>) -> Option<f32> {
+        domain.and_then(|d| self.named_copy_bias_by_domain.get(d).copied())
     }
 }
 

@@ -33,6 +33,17 @@ impl Default for GenerateParams {
     }
 }
 
+/// The lines of a prompt's current state that its action names, and the copy prior on them
+/// ([`agentworld_model::sampling::CopyPrior::named`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NamedLines {
+    /// Token ranges of the prompt (`[start, end)`), as [`Engine::encode_marked`] gives them.
+    pub ranges: Vec<std::ops::Range<usize>>,
+    /// The bonus (nats) for the copy's continuation there, in place of `copy_bias`
+    /// (the card's `named_copy_bias_by_domain`).
+    pub bias: f32,
+}
+
 /// Why a generation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -111,6 +122,22 @@ impl<B: Backend> Engine<B> {
         params: &GenerateParams,
         on_text: &mut dyn FnMut(usize, &str),
     ) -> Result<Vec<Generation>> {
+        self.generate_batch_named(prompts, &[], params, on_text)
+    }
+
+    /// [`Engine::generate_batch_with`], with `named[i]` the lines of `prompts[i]`'s current
+    /// state that its action names, copied under their own bias ([`NamedLines`]) where a copy
+    /// prior runs. `None` or a missing entry: none named.
+    ///
+    /// # Errors
+    /// As [`Engine::generate`], for any of the prompts.
+    pub fn generate_batch_named(
+        &self,
+        prompts: &[Vec<u32>],
+        named: &[Option<NamedLines>],
+        params: &GenerateParams,
+        on_text: &mut dyn FnMut(usize, &str),
+    ) -> Result<Vec<Generation>> {
         let context = self.max_context();
         for (i, p) in prompts.iter().enumerate() {
             if p.is_empty() {
@@ -140,12 +167,13 @@ impl<B: Backend> Engine<B> {
 
         let mut samplers: Vec<Sampler> = (0..n)
             .map(|r| {
-                self.sampler(
+                self.sampler_named(
                     SamplingParams {
                         seed: params.sampling.seed.wrapping_add(r as u64),
                         ..params.sampling
                     },
                     &prompts[r],
+                    named.get(r).and_then(Option::as_ref),
                 )
             })
             .collect();

@@ -190,6 +190,28 @@ mod tests {
     }
 
     #[test]
+    fn encode_marked_gives_the_tokens_of_the_marked_lines() {
+        let engine = demo_engine();
+        let text = "<|im_start|>user\nRootWebArea 'Form'\n\t[13] textbox 'Name'\n\t[14] button 'OK'<|im_end|>";
+        let line = text.find("\t[13]").unwrap()..text.find("\t[14]").unwrap();
+        let (ids, marked) = engine
+            .encode_marked(text, std::slice::from_ref(&line))
+            .unwrap();
+        assert_eq!(ids, engine.encode(text).unwrap(), "the same ids as encode");
+        assert_eq!(marked.len(), 1, "one line, one run of tokens: {marked:?}");
+        let decoded = engine
+            .tokenizer
+            .decode(&ids[marked[0].clone()], false)
+            .unwrap();
+        assert!(
+            decoded.contains("[13] textbox 'Name'") && !decoded.contains("[14]"),
+            "{decoded:?}"
+        );
+        let (_, none) = engine.encode_marked(text, &[]).unwrap();
+        assert!(none.is_empty());
+    }
+
+    #[test]
     fn an_engine_over_a_model_in_memory_generates_as_the_loaded_one() {
         // What the training probe does: the same weights, handed over without a checkpoint.
         let loaded = demo_engine();

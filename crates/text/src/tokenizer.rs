@@ -104,6 +104,37 @@ impl Tokenizer {
         Ok(self.inner.encode_fast(text, false)?.get_ids().to_vec())
     }
 
+    /// Encodes text as [`Tokenizer::encode`] does, and gives the token ranges (`[start, end)`,
+    /// sorted, runs of adjacent tokens merged) of the tokens that overlap any of `marked` (byte
+    /// ranges of `text`). Empty ranges mark nothing.
+    ///
+    /// # Errors
+    /// [`Error::Tokenizer`] if the tokenizer pipeline fails.
+    pub fn encode_marked(
+        &self,
+        text: &str,
+        marked: &[std::ops::Range<usize>],
+    ) -> Result<(Vec<u32>, Vec<std::ops::Range<usize>>)> {
+        let encoding = self.inner.encode(text, false)?;
+        let (ids, offsets) = (encoding.get_ids().to_vec(), encoding.get_offsets());
+        let hit = |&(a, b): &(usize, usize)| {
+            marked
+                .iter()
+                .any(|m| !m.is_empty() && a < m.end && m.start < b)
+        };
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+        for (i, o) in offsets.iter().enumerate() {
+            if !hit(o) {
+                continue;
+            }
+            match ranges.last_mut() {
+                Some(r) if r.end == i => r.end = i + 1,
+                _ => ranges.push(i..i + 1),
+            }
+        }
+        Ok((ids, ranges))
+    }
+
     /// Decodes ids into text.
     ///
     /// With `skip_special_tokens`, special tokens are dropped except the kept ones
@@ -202,6 +233,24 @@ mod tests {
         let tok = tiny();
         assert_eq!(tok.encode("ab a").unwrap(), vec![6, 7]);
         assert_eq!(tok.encode("<think>ab<|im_end|>").unwrap(), vec![11, 6, 10]);
+    }
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)] // lists of spans, some of one
+    fn marked_byte_ranges_become_token_ranges_of_the_same_ids() {
+        let tok = tiny();
+        let text = "<think>ab a\u{e9}";
+        let mark = |ranges: &[std::ops::Range<usize>]| {
+            let (ids, marked) = tok.encode_marked(text, ranges).unwrap();
+            assert_eq!(ids, tok.encode(text).unwrap());
+            marked
+        };
+        // Tokens: <think> | ab | " a" | Ã | © (é is two bytes, two byte-level tokens).
+        assert_eq!(mark(&[7..9]), [1..2], "ab");
+        assert_eq!(mark(&[8..10]), [1..3], "a touched token counts whole");
+        assert_eq!(mark(&[11..12]), [3..5], "both halves of é");
+        assert_eq!(mark(&[0..7, 9..11]), [0..1, 2..3]);
+        assert!(mark(&[]).is_empty() && mark(&[5..5]).is_empty());
     }
 
     #[test]

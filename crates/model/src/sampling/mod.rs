@@ -235,7 +235,11 @@ impl Sampler {
             }
             (None, Some(t)) => {
                 let mut biased = logits.to_vec();
-                biased[t as usize] += self.params.copy_bias;
+                let bias = self
+                    .copy
+                    .as_ref()
+                    .map_or(self.params.copy_bias, |c| c.bias(self.params.copy_bias));
+                biased[t as usize] += bias;
                 self.draw(&biased)
             }
             (None, None) => self.draw(logits),
