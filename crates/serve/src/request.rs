@@ -3,7 +3,7 @@
 
 use std::hash::{BuildHasher, RandomState};
 
-use agentworld_engine::GenerateParams;
+use agentworld_engine::{GenerateParams, NamedLines};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_world::Domain;
 use axum::body::Bytes;
@@ -245,6 +245,42 @@ fn card_copy_bias(info: &ModelInfo, prompt: &[u32]) -> f32 {
     card.copy_bias_for(domain.map(Domain::as_str))
 }
 
+/// Tokenizes a rendered chat prompt. Where the model card sets a copy prior for the lines an
+/// action names in the prompt's domain (`named_copy_bias_by_domain`; the domain from the
+/// system prompt's "You are a X World Model", [`Domain::from_system_prompt`]) and a state
+/// format for it, those lines of the prompt's current state
+/// ([`agentworld_world::action::named_in_prompt`]) come back as [`NamedLines`] too.
+///
+/// # Errors
+/// The tokenizer's, as text.
+pub fn encode_chat_prompt(
+    info: &ModelInfo,
+    text: &str,
+) -> Result<(Vec<u32>, Option<NamedLines>), String> {
+    let card = &info.card;
+    let named = Domain::from_system_prompt(text).and_then(|d| {
+        let bias = card.named_copy_bias_for(Some(d.as_str()))?;
+        let format = card.state_formats.get(d.as_str())?;
+        Some((
+            bias,
+            agentworld_world::action::named_in_prompt(text, d, format),
+        ))
+    });
+    match named {
+        Some((bias, marks)) if !marks.is_empty() => {
+            let (ids, ranges) = info
+                .tokenizer
+                .encode_marked(text, &marks)
+                .map_err(|e| e.to_string())?;
+            Ok((ids, Some(NamedLines { ranges, bias })))
+        }
+        _ => Ok((
+            info.tokenizer.encode(text).map_err(|e| e.to_string())?,
+            None,
+        )),
+    }
+}
+
 /// A fresh random id with a prefix (`chatcmpl-…`, `call_…`).
 pub fn random_id(prefix: &str) -> String {
     let a = RandomState::new().hash_one(0u8);
@@ -264,15 +300,11 @@ mod tests {
     use super::*;
     use agentworld_text::{ChatTemplate, GenerationConfig, Tokenizer};
 
-    /// A request that sets no `copy_bias` gets the demo card's prior for the domain its system
-    /// prompt names: none for terminal screens, 4 nats for Android, 15 for Web; the card's
-    /// default where no domain is named; and a request's own value always wins.
-    #[test]
-    fn the_card_copy_prior_follows_the_system_prompts_domain() {
+    fn demo_info() -> ModelInfo {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../public/models/agentworld-demo");
         let card = std::fs::read_to_string(dir.join("agentworld.json")).unwrap();
-        let info = ModelInfo {
+        ModelInfo {
             name: "agentworld-demo".into(),
             tokenizer: Tokenizer::from_file(dir.join("tokenizer.json")).unwrap(),
             template: ChatTemplate::from_dir(&dir).unwrap(),
@@ -280,7 +312,49 @@ mod tests {
             max_model_len: 2048,
             card: serde_json::from_str(&card).unwrap(),
             created: 0,
+        }
+    }
+
+    /// The demo card names Android's lines (0 nats there), not Web's.
+    #[test]
+    fn a_chat_prompt_marks_the_lines_its_action_names_where_the_card_asks() {
+        let info = demo_info();
+        let state = "FrameLayout [0,0][1080,2400]\n  Switch #wifi \"Wi-Fi\" checkable clickable [0,300][1080,400]\n  Button #ok \"OK\" clickable [0,500][1080,600]";
+        let turn = agentworld_world::messages::turn_prompt(
+            1,
+            r##"{"action": "toggle", "target": "#wifi"}"##,
+            Some(state),
+        );
+        let text = |system: &str| {
+            format!(
+                "<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{turn}<|im_end|>\n<|im_start|>assistant\n"
+            )
         };
+        let android = text("You are an Android World Model.");
+        let (ids, named) = encode_chat_prompt(&info, &android).unwrap();
+        assert_eq!(ids, info.tokenizer.encode(&android).unwrap());
+        let named = named.expect("android lines are named");
+        assert_eq!(named.bias, 0.0);
+        let marked: Vec<u32> = named
+            .ranges
+            .iter()
+            .flat_map(|r| ids[r.clone()].to_vec())
+            .collect();
+        let marked = info.tokenizer.decode(&marked, false).unwrap();
+        assert!(
+            marked.contains("Switch #wifi") && !marked.contains("#ok"),
+            "{marked:?}"
+        );
+        let (_, web) = encode_chat_prompt(&info, &text("You are a Web World Model.")).unwrap();
+        assert_eq!(web, None, "the card sets no named prior for web");
+    }
+
+    /// A request that sets no `copy_bias` gets the demo card's prior for the domain its system
+    /// prompt names: none for terminal screens, 4 nats for Android, 15 for Web; the card's
+    /// default where no domain is named; and a request's own value always wins.
+    #[test]
+    fn the_card_copy_prior_follows_the_system_prompts_domain() {
+        let info = demo_info();
         let bias = |system: &str, knobs: &Knobs| {
             let text = format!("<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\nls");
             let prompt = info.tokenizer.encode(&text).unwrap();

@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use agentworld_engine::{
-    DecodeBatch, Engine, FinishReason, GenerateParams, ModelCard, SequenceEvent,
+    DecodeBatch, Engine, FinishReason, GenerateParams, ModelCard, NamedLines, SequenceEvent,
 };
 use agentworld_text::{ChatTemplate, GenerationConfig, Tokenizer};
 use burn::tensor::backend::Backend;
@@ -52,6 +52,8 @@ pub struct Job {
     pub prompt: Vec<u32>,
     /// Limits and sampling.
     pub params: GenerateParams,
+    /// The lines of the prompt's state that its action names, and their copy prior.
+    pub named: Option<NamedLines>,
     /// Where the output goes; dropping the receiver cancels the generation.
     pub events: UnboundedSender<JobEvent>,
 }
@@ -116,7 +118,7 @@ impl ModelText {
 /// [`DecodeBatch`] is the real one; tests can script output with
 /// [`crate::testing::ScriptedBatch`].
 pub trait StepBatch {
-    /// Starts a sequence and returns its first event (see [`DecodeBatch::add`]).
+    /// Starts a sequence and returns its first event (see [`DecodeBatch::add_named`]).
     ///
     /// # Errors
     /// The request cannot run (the message is sent to the client).
@@ -125,6 +127,7 @@ pub trait StepBatch {
         id: u64,
         prompt: &[u32],
         params: &GenerateParams,
+        named: Option<&NamedLines>,
     ) -> agentworld_engine::Result<SequenceEvent>;
     /// Advances every running sequence by one token (see [`DecodeBatch::step`]).
     ///
@@ -145,8 +148,9 @@ impl<B: Backend> StepBatch for DecodeBatch<'_, B> {
         id: u64,
         prompt: &[u32],
         params: &GenerateParams,
+        named: Option<&NamedLines>,
     ) -> agentworld_engine::Result<SequenceEvent> {
-        DecodeBatch::add(self, id, prompt, params)
+        DecodeBatch::add_named(self, id, prompt, params, named)
     }
     fn step(&mut self) -> agentworld_engine::Result<Vec<SequenceEvent>> {
         DecodeBatch::step(self)
@@ -255,11 +259,26 @@ impl EngineHandle {
         prompt: Vec<u32>,
         params: GenerateParams,
     ) -> std::result::Result<UnboundedReceiver<JobEvent>, ApiError> {
+        self.submit_named(prompt, params, None)
+    }
+
+    /// [`EngineHandle::submit`], with the lines of the prompt's state that its action names
+    /// copied under their own bias ([`NamedLines`]).
+    ///
+    /// # Errors
+    /// As [`EngineHandle::submit`].
+    pub fn submit_named(
+        &self,
+        prompt: Vec<u32>,
+        params: GenerateParams,
+        named: Option<NamedLines>,
+    ) -> std::result::Result<UnboundedReceiver<JobEvent>, ApiError> {
         let (events, rx) = unbounded_channel();
         self.metrics.queue_depth.fetch_add(1, Ordering::Relaxed);
         let job = Job {
             prompt,
             params,
+            named,
             events,
         };
         match self.jobs.try_send(job) {
@@ -382,7 +401,7 @@ fn run<S: StepBatch + ?Sized>(
             }
             next_id += 1;
             let before = batch.ids();
-            match guarded(|| batch.add(next_id, &job.prompt, &job.params)) {
+            match guarded(|| batch.add(next_id, &job.prompt, &job.params, job.named.as_ref())) {
                 Ok(event) => {
                     metrics.generated(usize::from(event.token.is_some()));
                     if deliver(&job.events, event) {

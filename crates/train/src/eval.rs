@@ -19,12 +19,14 @@
 //! The baseline predicts the current state unchanged (the `**Current State:**` of the target
 //! turn, or the previous observation when the turn shows none).
 
-use agentworld_engine::{Engine, GenerateParams};
+use std::ops::Range;
+
+use agentworld_engine::{Engine, GenerateParams, NamedLines};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
-use agentworld_world::Row;
 use agentworld_world::diff::{line_f1, node_f1};
 use agentworld_world::state::Registry;
+use agentworld_world::{Domain, Row};
 use burn::tensor::backend::Backend;
 use serde::Serialize;
 
@@ -176,8 +178,9 @@ pub fn changed_accuracy(current: &str, predicted: &str, truth: &str) -> Option<f
 }
 
 /// Runs the model on held-out rows, `batch_size` rows of one domain at a time, greedily with
-/// the copy prior `copy_bias(domain)` ([`SamplingParams::copy_bias`], 0: plain greedy);
-/// `on_progress(done, total)` after each batch.
+/// the copy prior `copy_bias(domain)` ([`SamplingParams::copy_bias`], 0: plain greedy) and,
+/// where `named_copy_bias(domain)` gives one, that bias on the lines the action names
+/// ([`named_in_prompt`], [`NamedLines`]); `on_progress(done, total)` after each batch.
 ///
 /// # Errors
 /// A malformed row or a generation failure.
@@ -187,14 +190,20 @@ pub fn evaluate<B: Backend>(
     batch_size: usize,
     max_tokens: usize,
     copy_bias: &dyn Fn(&str) -> f32,
+    named_copy_bias: &dyn Fn(&str) -> Option<f32>,
     on_progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Prediction>> {
     let mut out = Vec::with_capacity(rows.len());
     let domains: Vec<&str> = rows.iter().map(row_domain).collect();
-    let prompts: Vec<Vec<u32>> = rows
+    let (prompts, named): (Vec<Vec<u32>>, Vec<Vec<Range<usize>>>) = rows
         .iter()
-        .map(|r| -> Result<Vec<u32>> { Ok(engine.encode(&prompt_text(r, &engine.template)?)?) })
-        .collect::<Result<_>>()?;
+        .map(|r| -> Result<_> {
+            let text = prompt_text(r, &engine.template)?;
+            Ok(engine.encode_marked(&text, &named_in_prompt(r, &text))?)
+        })
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     // One domain a batch (one copy prior), similar lengths together (low padding).
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by_key(|&i| (domains[i], prompts[i].len()));
@@ -211,7 +220,17 @@ pub fn evaluate<B: Backend>(
             },
         };
         let batch: Vec<Vec<u32>> = chunk.iter().map(|&i| prompts[i].clone()).collect();
-        let generations = engine.generate_batch(&batch, &params)?;
+        let bias = named_copy_bias(domains[chunk[0]]);
+        let marks: Vec<Option<NamedLines>> = chunk
+            .iter()
+            .map(|&i| {
+                bias.map(|bias| NamedLines {
+                    ranges: named[i].clone(),
+                    bias,
+                })
+            })
+            .collect();
+        let generations = engine.generate_batch_named(&batch, &marks, &params, &mut |_, _| {})?;
         for (&i, g) in chunk.iter().zip(generations) {
             let row = &rows[i];
             let domain = domains[i].to_string();
@@ -239,6 +258,17 @@ pub fn evaluate<B: Backend>(
     }
     out.extend(results.into_iter().flatten());
     Ok(out)
+}
+
+/// Byte ranges of `prompt` (the row rendered) holding the lines of the current state that the
+/// target turn's action names ([`agentworld_world::action::named_in_prompt`], in the domain's
+/// [`state_format`]). Empty for text domains, or when the action or the state cannot be read.
+pub fn named_in_prompt(row: &Row, prompt: &str) -> Vec<Range<usize>> {
+    let domain = row_domain(row);
+    match (state_format(domain), domain.parse::<Domain>()) {
+        (Some(format), Ok(d)) => agentworld_world::action::named_in_prompt(prompt, d, format),
+        _ => Vec::new(),
+    }
 }
 
 /// A row's domain: the last part of its task (`agentworld/web` → `web`).
@@ -337,6 +367,49 @@ mod tests {
             web,
         );
         assert!((s.node_f1 - 2.0 / 3.0).abs() < 1e-9, "{s:?}");
+    }
+
+    #[test]
+    fn the_named_lines_are_found_in_the_current_state_of_the_prompt() {
+        let page = "RootWebArea 'Form', focused\n\t[13] textbox 'Name'\n\t[14] button 'OK'";
+        let filled =
+            "RootWebArea 'Form', focused\n\t[13] textbox 'Name', value='Ann'\n\t[14] button 'OK'";
+        let row = Row::from_turns(
+            agentworld_world::Domain::Web,
+            "x",
+            "sys",
+            vec![
+                (
+                    format!(
+                        "### Turn 1\n**Action:**\n```json\nfill('13', 'Ann')\n```\n\n**Current State:**\n{page}"
+                    ),
+                    format!("**Environment Observation:**\n{filled}"),
+                ),
+                (
+                    "### Turn 2\n**Action:**\n```json\nclick('13')\n```".into(),
+                    format!("**Environment Observation:**\n{filled}"),
+                ),
+            ],
+        );
+        let prompt = prompt_text(&row, &agentworld_text::ChatTemplate::agentworld()).unwrap();
+        let named = named_in_prompt(&row, &prompt);
+        let lines: Vec<&str> = named.iter().map(|r| &prompt[r.clone()]).collect();
+        // The current state is turn 1's observation (with the value), not its prompt's page.
+        assert_eq!(lines, ["\t[13] textbox 'Name', value='Ann'\n"]);
+        let terminal = Row::from_turns(
+            agentworld_world::Domain::Terminal,
+            "t",
+            "sys",
+            vec![(
+                "### Turn 1\n**Action:**\n```json\n[]\n```\n\n**Current State:**\n$ ".into(),
+                "**Environment Observation:**\n$ ".into(),
+            )],
+        );
+        let prompt = prompt_text(&terminal, &agentworld_text::ChatTemplate::agentworld()).unwrap();
+        assert!(
+            named_in_prompt(&terminal, &prompt).is_empty(),
+            "no lines named in text domains"
+        );
     }
 
     #[test]

@@ -379,6 +379,8 @@ pub fn build_demo<B: Backend>(
         recipe.eval_batch,
         recipe.eval_max_tokens,
         &|d| recipe.copy_bias_for(d),
+        // The recipe sets no named-line prior: it is a card setting, tuned after training.
+        &|_| None,
         &mut |d, t| events(BuildEvent::Eval(d, t)),
     )?;
     write_jsonl_lines(&work_dir.join("predictions.jsonl"), &predictions)?;
@@ -388,6 +390,7 @@ pub fn build_demo<B: Backend>(
         recipe.eval_rows_per_domain,
         recipe.eval_max_tokens,
         &|d| recipe.copy_bias_for(d),
+        &|_| None,
         &evaluation,
     )?;
     let mut counts = std::collections::BTreeMap::new();

@@ -67,6 +67,12 @@ pub struct FidelityArgs {
     /// card's for each domain (`copy_bias_by_domain`, else `copy_bias`), else 0.
     #[arg(long, value_parser = crate::cmd::simulate::parse_copy_bias)]
     copy_bias: Option<f32>,
+    /// Copy prior (nats) on the lines of the state the action names (the element it acts on)
+    /// in place of `--copy-bias` there, in every GUI domain. Default: the card's
+    /// `named_copy_bias_by_domain` when `--copy-bias` is not given; a domain it does not list
+    /// copies those lines as the rest.
+    #[arg(long, value_parser = crate::cmd::simulate::parse_copy_bias)]
+    named_copy_bias: Option<f32>,
     /// Record the figures in the model's card (`agentworld.json`), replacing earlier ones.
     #[arg(long)]
     record: bool,
@@ -218,9 +224,21 @@ impl OnBackend for Job {
             .iter()
             .map(agentworld_train::eval::row_domain)
             .collect();
+        let named_flag = self.args.named_copy_bias;
+        // The card's prior on the named lines goes with the card's copy prior.
+        let named_copy_bias = |d: &str| {
+            named_flag.or_else(|| {
+                flag.is_none()
+                    .then(|| card.named_copy_bias_for(Some(d)))
+                    .flatten()
+            })
+        };
         let biases: Vec<String> = domains
             .iter()
-            .map(|d| format!("{d} {}", copy_bias(d)))
+            .map(|d| match named_copy_bias(d) {
+                Some(n) => format!("{d} {} ({n} on the lines the action names)", copy_bias(d)),
+                None => format!("{d} {}", copy_bias(d)),
+            })
             .collect();
         let gate = card
             .copy_confidence
@@ -238,6 +256,7 @@ impl OnBackend for Job {
             self.args.batch,
             self.args.max_tokens,
             &copy_bias,
+            &named_copy_bias,
             &mut |d, _| bar.set_position(d as u64),
         )?;
         bar.finish_and_clear();
@@ -257,6 +276,7 @@ impl OnBackend for Job {
                 self.args.rows,
                 self.args.max_tokens,
                 &copy_bias,
+                &named_copy_bias,
                 &summary,
             )?;
             eprintln!(

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use agentworld_engine::{GenerateParams, ModelCard};
+use agentworld_engine::{GenerateParams, ModelCard, NamedLines};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
-use agentworld_world::action::{Action, check_targets, parse_action};
+use agentworld_world::action::{Action, check_targets, named_in_prompt, parse_action};
 use agentworld_world::messages::turn_prompt;
 use agentworld_world::state::android::{parse_compact, parse_xml};
 use agentworld_world::state::terminal::TerminalScreen;
@@ -73,6 +73,12 @@ pub struct Args {
     /// else `copy_bias`), else 0.
     #[arg(long, value_parser = parse_copy_bias)]
     copy_bias: Option<f32>,
+    /// Copy prior (local models, GUI domains) on the lines of the state the action names (the
+    /// element it acts on), in place of `--copy-bias` there. Default: the model card's
+    /// `named_copy_bias_by_domain` when `--copy-bias` is not given; unset, those lines are
+    /// copied as firmly as the rest.
+    #[arg(long, value_parser = parse_copy_bias)]
+    named_copy_bias: Option<f32>,
     /// Most tokens to generate. Default: the model card's, else 4096.
     #[arg(long)]
     max_tokens: Option<usize>,
@@ -292,7 +298,23 @@ impl OnBackend for &Request {
     fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<Output> {
         let engine = progress::load_engine::<B>(&self.model_dir, &device)?;
         let text = engine.render_prompt(&self.messages, None)?;
-        let ids = engine.encode(&text)?;
+        // The card's prior on the named lines goes with the card's copy prior.
+        let named_bias = self.args.named_copy_bias.or_else(|| {
+            self.card
+                .as_ref()
+                .filter(|_| self.args.copy_bias.is_none())
+                .and_then(|c| c.named_copy_bias_for(Some(self.domain.as_str())))
+        });
+        let format = self
+            .card
+            .as_ref()
+            .and_then(|c| c.state_formats.get(self.domain.as_str()));
+        let marked = match (format, named_bias) {
+            (Some(format), Some(_)) => named_in_prompt(&text, self.domain, format),
+            _ => Vec::new(),
+        };
+        let (ids, ranges) = engine.encode_marked(&text, &marked)?;
+        let named = named_bias.map(|bias| NamedLines { ranges, bias });
         let max_tokens = self
             .args
             .max_tokens
@@ -312,6 +334,14 @@ impl OnBackend for &Request {
                     .map(|c| c.copy_bias_for(Some(self.domain.as_str()))))
                 .unwrap_or(0.0),
         };
+        let named_note = match &named {
+            Some(n) if !n.ranges.is_empty() && sampling.copy_bias > 0.0 => format!(
+                ", {} on the {} line(s) the action names",
+                n.bias,
+                marked.len()
+            ),
+            _ => String::new(),
+        };
         let copy_prior = if sampling.copy_bias > 0.0 {
             let gate = self
                 .card
@@ -320,7 +350,7 @@ impl OnBackend for &Request {
                 .map(|p| format!(", gated at top-token probability {p}"))
                 .unwrap_or_default();
             format!(
-                "; copy prior {} nats{gate} (--copy-bias 0 turns it off)",
+                "; copy prior {} nats{named_note}{gate} (--copy-bias 0 turns it off)",
                 sampling.copy_bias
             )
         } else {
@@ -333,14 +363,17 @@ impl OnBackend for &Request {
         );
         let mut printer = Printer::new(text.ends_with("<think>\n"), self.args.json);
         let started = Instant::now();
-        let g = engine.generate(
-            &ids,
-            &GenerateParams {
-                max_tokens,
-                sampling,
-            },
-            &mut |t| printer.push(t),
-        )?;
+        let g = engine
+            .generate_batch_named(
+                std::slice::from_ref(&ids),
+                &[named],
+                &GenerateParams {
+                    max_tokens,
+                    sampling,
+                },
+                &mut |_, t| printer.push(t),
+            )?
+            .remove(0);
         printer.finish();
         if g.finish_reason == agentworld_engine::FinishReason::Length {
             eprintln!("note: stopped at --max-tokens {max_tokens}");

@@ -3,7 +3,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use agentworld_engine::FinishReason;
+use agentworld_engine::{FinishReason, NamedLines};
 use agentworld_text::RenderOptions;
 use agentworld_text::tool_calls::{ToolCall, ToolSchemas};
 use axum::body::Bytes;
@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::error::ApiError;
 use crate::output::{ChatDelta, ChatOutput};
-use crate::request::{Knobs, now_secs, parse_body, random_id};
+use crate::request::{Knobs, encode_chat_prompt, now_secs, parse_body, random_id};
 use crate::scheduler::JobEvent;
 
 mod messages;
@@ -42,6 +42,7 @@ pub async fn handle(
 /// A validated request, ready to queue.
 struct ChatJob {
     prompt: Vec<u32>,
+    named: Option<NamedLines>,
     knobs: Knobs,
     stream: bool,
     include_usage: bool,
@@ -118,12 +119,13 @@ fn prepare(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Chat
             format!("The chat template rejected the messages: {e}"),
         )
     })?;
-    let prompt = info
-        .tokenizer
-        .encode(&text)
+    let (prompt, named) = encode_chat_prompt(info, &text)
         .map_err(|e| ApiError::internal(format!("tokenizing the prompt failed: {e}")))?;
+    // The card's prior on the named lines goes with the card's copy prior.
+    let named = named.filter(|_| knobs.copy_bias.is_none());
     Ok(ChatJob {
         prompt,
+        named,
         knobs,
         stream: request.stream.unwrap_or(false),
         include_usage: request
@@ -184,7 +186,7 @@ impl ChatJob {
             Err(e) => return e.into_response(),
         };
         let prompt_tokens = self.prompt.len();
-        let mut rx = match state.engine.submit(self.prompt, params) {
+        let mut rx = match state.engine.submit_named(self.prompt, params, self.named) {
             Ok(rx) => rx,
             Err(e) => return e.into_response(),
         };

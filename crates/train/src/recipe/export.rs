@@ -120,11 +120,16 @@ pub fn record_evaluation(
     rows_per_domain: usize,
     max_tokens: usize,
     copy_bias: &dyn Fn(&str) -> f32,
+    named_copy_bias: &dyn Fn(&str) -> Option<f32>,
     evaluation: &[DomainSummary],
 ) -> Result<()> {
     let copy_bias: serde_json::Map<String, serde_json::Value> = evaluation
         .iter()
         .map(|d| (d.domain.clone(), copy_bias(&d.domain).into()))
+        .collect();
+    let named_copy_bias: serde_json::Map<String, serde_json::Value> = evaluation
+        .iter()
+        .filter_map(|d| Some((d.domain.clone(), named_copy_bias(&d.domain)?.into())))
         .collect();
     let card_path = model_dir.join("agentworld.json");
     let mut card: serde_json::Value = serde_json::from_str(
@@ -138,6 +143,7 @@ pub fn record_evaluation(
         "rows_per_domain": rows_per_domain,
         "max_tokens": max_tokens,
         "copy_bias": copy_bias,
+        "named_copy_bias": named_copy_bias,
         "copy_confidence": copy_confidence,
         "loop_guard": loop_guard,
         "domains": evaluation,

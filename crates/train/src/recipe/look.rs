@@ -60,6 +60,8 @@ impl Looks<'_> {
                 self.recipe.eval_batch,
                 self.recipe.eval_max_tokens,
                 &|d| self.recipe.copy_bias_for(d),
+                // The recipe sets no named-line prior: it is a card setting, tuned after training.
+                &|_| None,
                 &mut |_, _| {},
             ) {
                 Ok(predictions) => {

@@ -105,9 +105,7 @@ impl WorldModel for LocalWorld {
                     false,
                 )
             })?;
-        let prompt = info
-            .tokenizer
-            .encode(&text)
+        let (prompt, named) = agentworld_serve::request::encode_chat_prompt(info, &text)
             .map_err(|e| fail(format!("tokenizing the prompt failed: {e}"), false))?;
         if prompt.len() >= info.max_model_len {
             return Err(fail(
@@ -135,7 +133,7 @@ impl WorldModel for LocalWorld {
         };
         let mut events = self
             .handle
-            .submit(prompt, params)
+            .submit_named(prompt, params, named)
             .map_err(|e| fail(format!("local engine: {e}"), true))?;
         let collect = async move {
             let mut out = String::new();
