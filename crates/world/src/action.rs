@@ -148,6 +148,18 @@ fn android_target(a: &AndroidAction) -> Option<&Target> {
     }
 }
 
+/// The first node whose resource-id is `id`, full (`com.x:id/ok`) or short (`ok`).
+pub(crate) fn find_resource_id(state: &StateTree, id: &str) -> Option<usize> {
+    state.nodes.iter().position(|n| {
+        n.key.kind == KeyKind::ResourceId
+            && (n.key.value == id
+                || n.key
+                    .value
+                    .rsplit_once(":id/")
+                    .is_some_and(|(_, s)| s == id))
+    })
+}
+
 fn check_android(out: &mut Vec<String>, name: &str, state: &StateTree, target: &Target) {
     match target {
         Target::Index(i) if *i >= state.len() => out.push(format!(
@@ -156,15 +168,7 @@ fn check_android(out: &mut Vec<String>, name: &str, state: &StateTree, target: &
         )),
         Target::Index(_) => {}
         Target::Id(id) => {
-            let found = state.nodes.iter().any(|n| {
-                n.key.kind == KeyKind::ResourceId
-                    && (n.key.value == *id
-                        || n.key
-                            .value
-                            .rsplit_once(":id/")
-                            .is_some_and(|(_, s)| s == id))
-            });
-            if !found {
+            if find_resource_id(state, id).is_none() {
                 out.push(format!(
                     "{name}: no node with resource-id '{id}' in the current state"
                 ));

@@ -185,14 +185,7 @@ fn focused(state: &StateTree) -> Option<usize> {
 fn android_target(state: &StateTree, target: &Target) -> Option<usize> {
     match target {
         Target::Index(i) => (*i < state.len()).then_some(*i),
-        Target::Id(id) => state.nodes.iter().position(|n| {
-            n.key.kind == KeyKind::ResourceId
-                && (n.key.value == *id
-                    || n.key
-                        .value
-                        .rsplit_once(":id/")
-                        .is_some_and(|(_, s)| s == id))
-        }),
+        Target::Id(id) => super::find_resource_id(state, id),
         Target::Text(t) => state.find_text(t),
         Target::Point { x, y } => at_point(state, f64::from(*x), f64::from(*y)),
     }
