@@ -143,7 +143,7 @@ impl<'e, B: Backend> DecodeBatch<'e, B> {
         let logits = engine
             .model
             .forward_last(&TokenBatch::single(prompt.to_vec()), Some(&mut cache))?;
-        let mut samplers = vec![engine.sampler_named(params.sampling, prompt, named)];
+        let mut samplers = vec![engine.sampler(params.sampling, prompt, named)];
         let token = engine.pick(logits, &[0], &mut samplers)?[0];
         let mut row = Row {
             id,

@@ -211,13 +211,9 @@ impl<B: Backend> Engine<B> {
     /// `copy_confidence` gates the prior; without a prior, its `loop_guard` sets a
     /// [`LoopGuard`] on the output after the reasoning. With both tags as single tokens, the
     /// end of the turn follows `</predicted_observation>` (after the reasoning) in every case.
-    pub(crate) fn sampler(&self, params: SamplingParams, prompt: &[u32]) -> Sampler {
-        self.sampler_named(params, prompt, None)
-    }
-
-    /// [`Engine::sampler`], with the lines of the state the action names copied under their
-    /// own bias ([`NamedLines`], [`CopyPrior::named`]) when the copy prior is on.
-    pub(crate) fn sampler_named(
+    /// `named`: the lines of the state the action names, copied under their own bias
+    /// ([`NamedLines`], [`CopyPrior::named`], with [`CopyPrior::line_breaks`]).
+    pub(crate) fn sampler(
         &self,
         params: SamplingParams,
         prompt: &[u32],

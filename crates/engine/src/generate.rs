@@ -167,7 +167,7 @@ impl<B: Backend> Engine<B> {
 
         let mut samplers: Vec<Sampler> = (0..n)
             .map(|r| {
-                self.sampler_named(
+                self.sampler(
                     SamplingParams {
                         seed: params.sampling.seed.wrapping_add(r as u64),
                         ..params.sampling

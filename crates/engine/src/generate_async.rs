@@ -11,7 +11,7 @@ use burn::tensor::backend::Backend;
 
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
-use crate::generate::{FinishReason, GenerateParams, Generation};
+use crate::generate::{FinishReason, GenerateParams, Generation, NamedLines};
 
 impl<B: Backend> Engine<B> {
     /// [`Engine::generate`] for one prompt, reading results back asynchronously; `on_text`
@@ -24,19 +24,21 @@ impl<B: Backend> Engine<B> {
         on_text: &mut dyn FnMut(&str),
         stop: &dyn Fn() -> bool,
     ) -> Result<Generation> {
-        self.generate_async_routed(prompt, params, on_text, stop, None)
+        self.generate_async_routed(prompt, None, params, on_text, stop, None)
             .await
     }
 
-    /// [`Self::generate_async`]; with `on_routing`, also reports for every generated token
-    /// which experts each MoE layer chose at the position that predicted it
-    /// ([`TokenRouting`]), read back asynchronously with the token.
+    /// [`Self::generate_async`]; with `named`, the lines of the prompt's state that its action
+    /// names are copied under their own bias ([`NamedLines`]); with `on_routing`, also reports
+    /// for every generated token which experts each MoE layer chose at the position that
+    /// predicted it ([`TokenRouting`]), read back asynchronously with the token.
     ///
     /// # Errors
     /// As [`Engine::generate`]; a failed read-back from the device.
     pub async fn generate_async_routed(
         &self,
         prompt: &[u32],
+        named: Option<&NamedLines>,
         params: &GenerateParams,
         on_text: &mut dyn FnMut(&str),
         stop: &dyn Fn() -> bool,
@@ -54,7 +56,7 @@ impl<B: Backend> Engine<B> {
             Some(&mut cache),
             tracing.then_some(&mut trace),
         )?;
-        let mut sampler = self.sampler(params.sampling, prompt);
+        let mut sampler = self.sampler(params.sampling, prompt, named);
         let mut stream = self.tokenizer.decode_stream(true);
         let mut text = String::new();
         let mut ids = Vec::new();
@@ -268,6 +270,7 @@ mod tests {
         let mut on_text = |_: &str| {};
         let fut = engine.generate_async_routed(
             &prompt,
+            None,
             &params,
             &mut on_text,
             &|| false,

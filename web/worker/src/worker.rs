@@ -207,6 +207,35 @@ fn send_routing(tokenizer: &agentworld_text::Tokenizer, r: TokenRouting) {
     });
 }
 
+/// The prompt's ids and, where the model card sets a copy prior for the lines an action
+/// names in the prompt's domain, those lines of its state (as `agentworld serve` reads a chat
+/// prompt: the domain from the system prompt, `agentworld_world::action::named_in_prompt`).
+fn encode_named(
+    tokenizer: &agentworld_text::Tokenizer,
+    card: Option<&agentworld_engine::ModelCard>,
+    text: &str,
+) -> Result<(Vec<u32>, Option<agentworld_engine::NamedLines>), String> {
+    let named = card
+        .zip(agentworld_world::Domain::from_system_prompt(text))
+        .and_then(|(c, d)| {
+            let bias = c.named_copy_bias_for(Some(d.as_str()))?;
+            let format = c.state_formats.get(d.as_str())?;
+            Some((
+                bias,
+                agentworld_world::action::named_in_prompt(text, d, format),
+            ))
+        });
+    match named {
+        Some((bias, marks)) if !marks.is_empty() => {
+            let (ids, ranges) = tokenizer
+                .encode_marked(text, &marks)
+                .map_err(|x| x.to_string())?;
+            Ok((ids, Some(agentworld_engine::NamedLines { ranges, bias })))
+        }
+        _ => Ok((tokenizer.encode(text).map_err(|x| x.to_string())?, None)),
+    }
+}
+
 async fn generate(
     state: Rc<State>,
     messages: Vec<agentworld_world::Message>,
@@ -247,26 +276,36 @@ async fn generate(
     let stop = move || stop_state.stop.get();
     let out = match &*engine {
         Loaded::Gpu(e) => {
-            let ids = e
-                .encode(
-                    &e.render_prompt(&messages, None)
-                        .map_err(|x| x.to_string())?,
-                )
+            let text = e
+                .render_prompt(&messages, None)
                 .map_err(|x| x.to_string())?;
+            let (ids, named) = encode_named(&e.tokenizer, e.card.as_ref(), &text)?;
             let mut on_routing = |r: TokenRouting| send_routing(&e.tokenizer, r);
-            e.generate_async_routed(&ids, &params, &mut on_text, &stop, Some(&mut on_routing))
-                .await
+            e.generate_async_routed(
+                &ids,
+                named.as_ref(),
+                &params,
+                &mut on_text,
+                &stop,
+                Some(&mut on_routing),
+            )
+            .await
         }
         Loaded::Cpu(e) => {
-            let ids = e
-                .encode(
-                    &e.render_prompt(&messages, None)
-                        .map_err(|x| x.to_string())?,
-                )
+            let text = e
+                .render_prompt(&messages, None)
                 .map_err(|x| x.to_string())?;
+            let (ids, named) = encode_named(&e.tokenizer, e.card.as_ref(), &text)?;
             let mut on_routing = |r: TokenRouting| send_routing(&e.tokenizer, r);
-            e.generate_async_routed(&ids, &params, &mut on_text, &stop, Some(&mut on_routing))
-                .await
+            e.generate_async_routed(
+                &ids,
+                named.as_ref(),
+                &params,
+                &mut on_text,
+                &stop,
+                Some(&mut on_routing),
+            )
+            .await
         }
     }
     .map_err(|e| e.to_string())?;
