@@ -44,6 +44,40 @@ pub struct NamedLines {
     pub bias: f32,
 }
 
+/// Tokenizes a rendered world-model prompt. Where `card` sets a copy prior for the lines an
+/// action names in the prompt's domain (`named_copy_bias_by_domain`; the domain from the system
+/// prompt's "You are a X World Model", `Domain::from_system_prompt`) and a state format for
+/// it, those lines of the prompt's current state
+/// (`agentworld_world::action::named_in_prompt`) come back as [`NamedLines`] too. Used by
+/// `agentworld serve`'s chat requests, the rollout's local world and the browser worker.
+///
+/// # Errors
+/// [`EngineError::Text`] on tokenizer failure.
+pub fn encode_named(
+    tokenizer: &agentworld_text::Tokenizer,
+    card: Option<&crate::ModelCard>,
+    text: &str,
+) -> Result<(Vec<u32>, Option<NamedLines>)> {
+    use agentworld_world::Domain;
+    let named = card
+        .zip(Domain::from_system_prompt(text))
+        .and_then(|(c, d)| {
+            let bias = c.named_copy_bias_for(Some(d.as_str()))?;
+            let format = c.state_formats.get(d.as_str())?;
+            Some((
+                bias,
+                agentworld_world::action::named_in_prompt(text, d, format),
+            ))
+        });
+    match named {
+        Some((bias, marks)) if !marks.is_empty() => {
+            let (ids, ranges) = tokenizer.encode_marked(text, &marks)?;
+            Ok((ids, Some(NamedLines { ranges, bias })))
+        }
+        _ => Ok((tokenizer.encode(text)?, None)),
+    }
+}
+
 /// Why a generation ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

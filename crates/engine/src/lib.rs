@@ -12,5 +12,5 @@ pub use batch::{DecodeBatch, SequenceEvent};
 pub use engine::Engine;
 pub use error::{EngineError, Result};
 pub use files::{ModelCard, ModelFiles, check_buffer_limit};
-pub use generate::{FinishReason, GenerateParams, Generation, NamedLines};
+pub use generate::{FinishReason, GenerateParams, Generation, NamedLines, encode_named};
 pub use generate_async::TokenRouting;

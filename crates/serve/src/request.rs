@@ -245,11 +245,8 @@ fn card_copy_bias(info: &ModelInfo, prompt: &[u32]) -> f32 {
     card.copy_bias_for(domain.map(Domain::as_str))
 }
 
-/// Tokenizes a rendered chat prompt. Where the model card sets a copy prior for the lines an
-/// action names in the prompt's domain (`named_copy_bias_by_domain`; the domain from the
-/// system prompt's "You are a X World Model", [`Domain::from_system_prompt`]) and a state
-/// format for it, those lines of the prompt's current state
-/// ([`agentworld_world::action::named_in_prompt`]) come back as [`NamedLines`] too.
+/// Tokenizes a rendered chat prompt, with the lines of its state that its action names where
+/// the model card sets a copy prior for them ([`agentworld_engine::encode_named`]).
 ///
 /// # Errors
 /// The tokenizer's, as text.
@@ -257,28 +254,8 @@ pub fn encode_chat_prompt(
     info: &ModelInfo,
     text: &str,
 ) -> Result<(Vec<u32>, Option<NamedLines>), String> {
-    let card = &info.card;
-    let named = Domain::from_system_prompt(text).and_then(|d| {
-        let bias = card.named_copy_bias_for(Some(d.as_str()))?;
-        let format = card.state_formats.get(d.as_str())?;
-        Some((
-            bias,
-            agentworld_world::action::named_in_prompt(text, d, format),
-        ))
-    });
-    match named {
-        Some((bias, marks)) if !marks.is_empty() => {
-            let (ids, ranges) = info
-                .tokenizer
-                .encode_marked(text, &marks)
-                .map_err(|e| e.to_string())?;
-            Ok((ids, Some(NamedLines { ranges, bias })))
-        }
-        _ => Ok((
-            info.tokenizer.encode(text).map_err(|e| e.to_string())?,
-            None,
-        )),
-    }
+    agentworld_engine::encode_named(&info.tokenizer, Some(&info.card), text)
+        .map_err(|e| e.to_string())
 }
 
 /// A fresh random id with a prefix (`chatcmpl-…`, `call_…`).

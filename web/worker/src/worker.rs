@@ -207,33 +207,29 @@ fn send_routing(tokenizer: &agentworld_text::Tokenizer, r: TokenRouting) {
     });
 }
 
-/// The prompt's ids and, where the model card sets a copy prior for the lines an action
-/// names in the prompt's domain, those lines of its state (as `agentworld serve` reads a chat
-/// prompt: the domain from the system prompt, `agentworld_world::action::named_in_prompt`).
-fn encode_named(
-    tokenizer: &agentworld_text::Tokenizer,
-    card: Option<&agentworld_engine::ModelCard>,
-    text: &str,
-) -> Result<(Vec<u32>, Option<agentworld_engine::NamedLines>), String> {
-    let named = card
-        .zip(agentworld_world::Domain::from_system_prompt(text))
-        .and_then(|(c, d)| {
-            let bias = c.named_copy_bias_for(Some(d.as_str()))?;
-            let format = c.state_formats.get(d.as_str())?;
-            Some((
-                bias,
-                agentworld_world::action::named_in_prompt(text, d, format),
-            ))
-        });
-    match named {
-        Some((bias, marks)) if !marks.is_empty() => {
-            let (ids, ranges) = tokenizer
-                .encode_marked(text, &marks)
-                .map_err(|x| x.to_string())?;
-            Ok((ids, Some(agentworld_engine::NamedLines { ranges, bias })))
-        }
-        _ => Ok((tokenizer.encode(text).map_err(|x| x.to_string())?, None)),
-    }
+/// Renders `messages` and generates on `e`, with the card's prior on the lines the action
+/// names ([`agentworld_engine::encode_named`]), reporting routing as it goes.
+async fn run_on<B: burn::tensor::backend::Backend>(
+    e: &Engine<B>,
+    messages: &[agentworld_world::Message],
+    params: &GenerateParams,
+    on_text: &mut dyn FnMut(&str),
+    stop: &dyn Fn() -> bool,
+) -> Result<agentworld_engine::Generation, String> {
+    let text = e.render_prompt(messages, None).map_err(|x| x.to_string())?;
+    let (ids, named) = agentworld_engine::encode_named(&e.tokenizer, e.card.as_ref(), &text)
+        .map_err(|x| x.to_string())?;
+    let mut on_routing = |r: TokenRouting| send_routing(&e.tokenizer, r);
+    e.generate_async_routed(
+        &ids,
+        named.as_ref(),
+        params,
+        on_text,
+        stop,
+        Some(&mut on_routing),
+    )
+    .await
+    .map_err(|x| x.to_string())
 }
 
 async fn generate(
@@ -275,40 +271,9 @@ async fn generate(
     let stop_state = state.clone();
     let stop = move || stop_state.stop.get();
     let out = match &*engine {
-        Loaded::Gpu(e) => {
-            let text = e
-                .render_prompt(&messages, None)
-                .map_err(|x| x.to_string())?;
-            let (ids, named) = encode_named(&e.tokenizer, e.card.as_ref(), &text)?;
-            let mut on_routing = |r: TokenRouting| send_routing(&e.tokenizer, r);
-            e.generate_async_routed(
-                &ids,
-                named.as_ref(),
-                &params,
-                &mut on_text,
-                &stop,
-                Some(&mut on_routing),
-            )
-            .await
-        }
-        Loaded::Cpu(e) => {
-            let text = e
-                .render_prompt(&messages, None)
-                .map_err(|x| x.to_string())?;
-            let (ids, named) = encode_named(&e.tokenizer, e.card.as_ref(), &text)?;
-            let mut on_routing = |r: TokenRouting| send_routing(&e.tokenizer, r);
-            e.generate_async_routed(
-                &ids,
-                named.as_ref(),
-                &params,
-                &mut on_text,
-                &stop,
-                Some(&mut on_routing),
-            )
-            .await
-        }
-    }
-    .map_err(|e| e.to_string())?;
+        Loaded::Gpu(e) => run_on(e, &messages, &params, &mut on_text, &stop).await,
+        Loaded::Cpu(e) => run_on(e, &messages, &params, &mut on_text, &stop).await,
+    }?;
     forward(splitter.finish());
     let finish = serde_json::to_value(out.finish_reason)
         .ok()
