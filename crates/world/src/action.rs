@@ -14,6 +14,7 @@
 //! to predict.
 
 pub mod android;
+pub mod in_prompt;
 pub mod named;
 pub mod os;
 pub mod pycall;
@@ -28,6 +29,7 @@ use crate::state::{KeyKind, StateTree};
 
 pub use android::forms::AndroidForm;
 pub use android::{AndroidAction, Target};
+pub use in_prompt::{CopySources, PromptState, copy_sources_in_prompt, state_in_prompt};
 pub use named::{named_in_prompt, named_lines, named_nodes};
 pub use os::{OsAction, OsStep};
 pub use terminal::{Keystrokes, TerminalAction};

@@ -120,42 +120,16 @@ pub fn named_lines(
         .collect()
 }
 
-/// [`named_lines`] for a rendered world-model prompt (any chat template): the action is the
-/// last turn's (its `**Action:**` fence, [`crate::messages::turn_prompt`]); the state is that
-/// turn's `**Current State:**`, else the last `**Environment Observation:**` before it (the
-/// previous turn's observation), each running to the end of its message (`<|im_end|>`, a
-/// `</predicted_observation>`, or the end of the text). Byte ranges of `prompt`; empty when
-/// any part is missing.
+/// [`named_lines`] for a rendered world-model prompt (any chat template): the action and the
+/// state are the ones [`super::state_in_prompt`] finds (the last user turn's `**Action:**`
+/// fence; that turn's `**Current State:**`, else the previous observation). Byte ranges of
+/// `prompt`; empty when any part is missing.
 pub fn named_in_prompt(prompt: &str, domain: Domain, format: &str) -> Vec<Range<usize>> {
-    const ACTION: &str = "**Action:**\n```json\n";
-    const STATE: &str = "**Current State:**\n";
-    let Some(a) = prompt.rfind(ACTION).map(|i| i + ACTION.len()) else {
+    let Some(found) = super::state_in_prompt(prompt) else {
         return Vec::new();
     };
-    let Some(action_len) = prompt[a..].find("\n```") else {
-        return Vec::new();
-    };
-    let action = &prompt[a..a + action_len];
-    let after = a + action_len;
-    let turn_end = prompt[after..]
-        .find("<|im_end|>")
-        .map_or(prompt.len(), |i| after + i);
-    let start = match prompt[after..turn_end].find(STATE) {
-        Some(i) => after + i + STATE.len(),
-        None => match prompt[..a].rfind(crate::messages::OBSERVATION_MARKER) {
-            Some(i) => {
-                let s = i + crate::messages::OBSERVATION_MARKER.len();
-                s + usize::from(prompt[s..].starts_with('\n'))
-            }
-            None => return Vec::new(),
-        },
-    };
-    let end = ["<|im_end|>", "</predicted_observation>"]
-        .iter()
-        .filter_map(|m| prompt[start..].find(m))
-        .min()
-        .map_or(prompt.len(), |i| start + i);
-    named_lines(domain, action, &prompt[start..end], format)
+    let start = found.state.start;
+    named_lines(domain, &prompt[found.action], &prompt[found.state], format)
         .into_iter()
         .map(|r| r.start + start..r.end + start)
         .collect()
