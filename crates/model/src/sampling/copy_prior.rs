@@ -22,6 +22,10 @@ use super::argmax;
 /// the current state is the last thing in its message), the prior can ask for the tokens that
 /// close the output's block instead ([`Self::closed_by`]), once: when they are picked the
 /// prior is off for the rest of the output.
+///
+/// With [`Self::sources`] the copy follows only the given spans (the current state) and ends
+/// where they end, optionally continuing with tokens of its own ([`Self::then`]: the command a
+/// shell echoes); after that the prior is off and the rest is the model's.
 #[derive(Debug, Clone)]
 pub struct CopyPrior {
     prompt: Vec<u32>,
@@ -46,6 +50,14 @@ pub struct CopyPrior {
     /// After the output left the copy on a named line: the prompt position of the end of
     /// that line, where the copy resumes once the output ends its line.
     resume: Option<usize>,
+    /// [`Self::sources`]: the prompt positions the copy may follow (empty: all of them).
+    source: Vec<bool>,
+    /// The first position of the sources.
+    source_start: Option<usize>,
+    /// [`Self::then`]: favoured, in order, where the sources end.
+    then: Vec<u32>,
+    /// How many of `then` have been picked, while they are being picked.
+    echoing: Option<usize>,
 }
 
 impl CopyPrior {
@@ -77,7 +89,58 @@ impl CopyPrior {
             named_bias: 0.0,
             breaks: Vec::new(),
             resume: None,
+            source: Vec::new(),
+            source_start: None,
+            then: Vec::new(),
+            echoing: None,
         }
+    }
+
+    /// The copy follows only prompt positions in `ranges` (token indices, `[start, end)`: the
+    /// current state, `agentworld_world::action::copy_sources_in_prompt`), and ends where they
+    /// end. A lost copy is placed again only inside them; before the first placement the
+    /// earliest match is taken (a state is copied from its top), and the sources' first token
+    /// alone places it. Where the copy reaches the sources' end, [`Self::then`]'s tokens are
+    /// favoured in order; after them, or after a token off them, the prior is off for the rest
+    /// of the output, and [`Self::closed_by`]'s close is not asked for (the output goes on
+    /// past the copy). A terminal screen only grows: without sources the copy could leave the
+    /// screen for a line of an earlier screen in the history (a longer match), and without an
+    /// end it closed the block where the old screen ended, before the new lines. Ranges past
+    /// the prompt are cut; no range at all leaves the whole prompt copyable.
+    pub fn sources(mut self, ranges: &[std::ops::Range<usize>]) -> Self {
+        let mut source = vec![false; self.prompt.len()];
+        for r in ranges {
+            let end = r.end.min(self.prompt.len());
+            for flag in &mut source[r.start.min(end)..end] {
+                *flag = true;
+            }
+        }
+        self.source_start = source.iter().position(|&f| f);
+        self.source = if self.source_start.is_some() {
+            source
+        } else {
+            Vec::new()
+        };
+        self
+    }
+
+    /// Tokens that continue the copy where [`Self::sources`] end (the command a shell echoes
+    /// after its prompt). Without sources they are never asked for.
+    pub fn then(mut self, tokens: &[u32]) -> Self {
+        self.then = tokens.to_vec();
+        self
+    }
+
+    /// Whether the pointer at `a` is on the last position of the sources.
+    fn ends_source(&self, a: usize) -> bool {
+        !self.source.is_empty() && !self.source.get(a + 1).copied().unwrap_or(false)
+    }
+
+    /// The prior is off for the rest of the output (waits for a token never picked).
+    fn turn_off(&mut self) {
+        self.at = None;
+        self.echoing = None;
+        self.waiting_for = Some(Self::NONE);
     }
 
     /// The prior stays off until `token` is picked (the end of the reasoning, `</think>`: a
@@ -184,6 +247,23 @@ impl CopyPrior {
             }
             return;
         }
+        if let Some(k) = self.echoing {
+            match self.then.get(k) {
+                Some(&t) if t == token && k + 1 < self.then.len() => self.echoing = Some(k + 1),
+                _ => self.turn_off(),
+            }
+            return;
+        }
+        if self.at.is_some_and(|a| self.ends_source(a)) {
+            match self.then.first() {
+                Some(&t) if t == token && self.then.len() > 1 => {
+                    self.at = None;
+                    self.echoing = Some(1);
+                }
+                _ => self.turn_off(),
+            }
+            return;
+        }
         if self.at_turn_end() && self.close.get(self.closing) == Some(&token) {
             self.closing += 1;
             if self.closing == self.close.len() {
@@ -236,6 +316,12 @@ impl CopyPrior {
     /// The token that continues the copy, if the output is copying: the prompt's next token,
     /// or the next of the close tokens ([`Self::closed_by`]) where that is a stop token.
     pub fn continuation(&self) -> Option<u32> {
+        if let Some(k) = self.echoing {
+            return self.then.get(k).copied();
+        }
+        if self.ends_source(self.at?) {
+            return self.then.first().copied();
+        }
         match self.prompt.get(self.at? + 1).copied()? {
             Self::NONE => self.close.get(self.closing).copied(),
             t => Some(t),
@@ -281,15 +367,27 @@ impl CopyPrior {
     fn realign(&self) -> Option<usize> {
         let (c, g) = (&self.prompt, &self.picked);
         let last = *g.last()?;
-        // Smaller is better: longer match first, then nearer (after `at`, else latest).
+        let sourced = !self.source.is_empty();
+        // Before any placement, the sources' first token alone starts the copy at their top
+        // (a longer match on a later line, `\nuser@` against the top's `user@`, would skip
+        // the first lines).
+        if let Some(s0) = self.source_start.filter(|_| self.last.is_none())
+            && c[s0] == last
+            && !self.copied[s0]
+        {
+            return Some(s0);
+        }
+        // Smaller is better: longer match first, then nearer (after `at`, else latest; with
+        // sources, before any placement, earliest).
         let rank = |i: usize| match self.at.or(self.last) {
             Some(a) if i > a => (0, i - a),
             Some(a) => (1, a - i),
+            None if sourced => (0, i),
             None => (0, c.len() - i),
         };
         let mut best: Option<(usize, (usize, usize), usize)> = None;
         for i in 0..c.len() {
-            if c[i] != last || self.copied[i] {
+            if c[i] != last || self.copied[i] || (sourced && !self.source[i]) {
                 continue;
             }
             let mut k = 1;
@@ -312,165 +410,4 @@ impl CopyPrior {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn copy_prior_follows_the_copy_across_an_edit_without_looping() {
-        // A state of three "lines" 10 11 | 20 21 | 30 31, each ending in 5.
-        let prompt = [10, 11, 5, 20, 21, 5, 30, 31, 5];
-        let mut p = CopyPrior::new(&prompt, &[]);
-        p.push(10);
-        assert_eq!(p.continuation(), None, "one token is not a span");
-        p.push(11);
-        assert_eq!(p.continuation(), Some(5));
-        p.push(5);
-        assert_eq!(p.continuation(), Some(20));
-        // An edit: 99 in place of 20 21; the copy picks up again after it.
-        p.push(99);
-        assert_eq!(p.continuation(), None);
-        p.push(5);
-        assert_eq!(p.continuation(), None, "one token is not a span");
-        p.push(30);
-        assert_eq!(p.continuation(), Some(31));
-        // A slip back to the first line does not send the copy round again.
-        let mut p = CopyPrior::new(&prompt, &[]);
-        [10, 11, 5, 20, 21, 5, 10, 11]
-            .into_iter()
-            .for_each(|t| p.push(t));
-        assert_eq!(p.continuation(), None, "10 11 was copied already");
-    }
-
-    /// At the end of the copied turn the close tokens are asked for, in order and once; after
-    /// them the prior is off, so whatever follows the close is the model's alone.
-    #[test]
-    fn the_end_of_a_span_asks_for_the_close_tokens_once() {
-        // prompt: 7 (stop) 10 11 12 7 (stop); closed by 40 7 (close tag, end of turn).
-        let prompt = [7, 10, 11, 12, 7];
-        let mut prior = CopyPrior::new(&prompt, &[7]).closed_by(&[40, 7]);
-        for t in [10, 11] {
-            prior.push(t);
-        }
-        assert_eq!(prior.continuation(), Some(12));
-        prior.push(12);
-        assert_eq!(prior.continuation(), Some(40), "the state ended: close");
-        // A token off the sequence drops it.
-        let mut off = prior.clone();
-        off.push(99);
-        assert_eq!(off.continuation(), None);
-        prior.push(40);
-        assert_eq!(prior.continuation(), Some(7), "then the end of the turn");
-        prior.push(7);
-        assert_eq!(prior.continuation(), None, "closed: the prior is off");
-        for t in [10, 11] {
-            prior.push(t);
-            assert_eq!(prior.continuation(), None, "off after the close ({t})");
-        }
-        // Without closed_by the stop token is still never favoured.
-        let mut plain = CopyPrior::new(&prompt, &[7]);
-        for t in [10, 11, 12] {
-            plain.push(t);
-        }
-        assert_eq!(plain.continuation(), None);
-    }
-
-    /// On a named line the bonus is the named one; elsewhere, and after the copy leaves the
-    /// line, the prior is as before. The gate holds everywhere.
-    #[test]
-    fn a_named_line_is_copied_under_its_own_bias() {
-        // Lines 10 11 5 | 20 21 5 | 30 31 5; the middle line (positions 3..6) is named.
-        let prompt = [10, 11, 5, 20, 21, 5, 30, 31, 5];
-        let mut prior = CopyPrior::new(&prompt, &[])
-            .outright_below(0.5)
-            .named(&[3..6, 40..50], 0.5);
-        // Unsure of 7 (p < 0.5), sure of nothing: off the named line, the copy is taken.
-        let unsure = [0.0f32; 8];
-        for t in [10, 11] {
-            prior.push(t);
-        }
-        assert_eq!(prior.bias(15.0), 15.0);
-        assert!(prior.takes_outright(&unsure, 5));
-        prior.push(5);
-        assert_eq!(prior.continuation(), Some(20));
-        assert_eq!(prior.bias(15.0), 0.5, "the next token is on the named line");
-        assert!(
-            prior.takes_outright(&unsure, 20),
-            "an unsure model still copies"
-        );
-        let mut sure = [0.0f32; 8];
-        sure[7] = 10.0;
-        assert!(!prior.takes_outright(&sure, 20), "a sure one is weighed");
-        // An edit on the named line; the copy resumes on the next line at the usual bias.
-        for t in [99, 5, 30] {
-            prior.push(t);
-        }
-        assert_eq!(prior.continuation(), Some(31));
-        assert_eq!(prior.bias(15.0), 15.0);
-    }
-
-    /// Left on a named line, the copy resumes at the next line once the output breaks its
-    /// own; on the state's last line, the close follows.
-    #[test]
-    fn an_edit_on_a_named_line_resumes_the_copy_after_that_line() {
-        // 5 is the newline token; 7 the stop token; 40 the close tag.
-        let prompt = [10, 11, 5, 20, 21, 5, 30, 31, 5, 50, 51, 7];
-        let prior = |named: std::ops::Range<usize>| {
-            CopyPrior::new(&prompt, &[7])
-                .closed_by(&[40, 7])
-                .named(&[named], 0.0)
-                .line_breaks(&[5])
-        };
-        let mut p = prior(3..6);
-        for t in [10, 11, 5, 99] {
-            p.push(t);
-        }
-        assert_eq!(p.continuation(), None, "left the copy");
-        p.push(98);
-        assert_eq!(p.continuation(), None);
-        p.push(5);
-        assert_eq!(p.continuation(), Some(30), "the line after the named one");
-        assert_eq!(p.bias(15.0), 15.0);
-        // Without line breaks the lost copy never comes back (nothing matches 98 5).
-        let mut plain = CopyPrior::new(&prompt, &[7]).named(std::slice::from_ref(&(3..6)), 0.0);
-        for t in [10, 11, 5, 99, 98, 5] {
-            plain.push(t);
-        }
-        assert_eq!(plain.continuation(), None);
-        // The named line is the state's last: its end is the turn's, so the close follows.
-        let mut last = prior(9..11);
-        for t in [10, 11, 5, 20, 21, 5, 30, 31, 5, 50, 99, 5] {
-            last.push(t);
-        }
-        assert_eq!(last.continuation(), Some(40));
-        // Two named lines (a node and its child): the copy resumes at the end of the edited
-        // line, not of the run, so the child is still there to copy or edit.
-        let mut two = prior(3..9);
-        for t in [10, 11, 5, 20, 99, 21, 5] {
-            two.push(t);
-        }
-        assert_eq!(two.continuation(), Some(30));
-        assert_eq!(two.bias(15.0), 0.0, "still named");
-    }
-
-    /// A copy lost for a few tokens resumes near where it was, not at the latest match: a
-    /// tree repeats short token runs on many lines, and the latest one is near the state's end.
-    #[test]
-    fn a_lost_copy_resumes_near_its_last_place() {
-        let prompt = [10, 11, 12, 13, 14, 15, 50, 12, 13, 16];
-        let mut prior = CopyPrior::new(&prompt, &[]);
-        for t in [10, 11] {
-            prior.push(t);
-        }
-        assert_eq!(prior.continuation(), Some(12));
-        for t in [99, 12] {
-            prior.push(t);
-            assert_eq!(prior.continuation(), None, "lost after {t}");
-        }
-        prior.push(13);
-        assert_eq!(
-            prior.continuation(),
-            Some(14),
-            "12 13 again at 2-3, not 7-8"
-        );
-    }
-}
+mod tests;

@@ -139,6 +139,9 @@ impl Sampler {
 
     /// This sampler with a loop guard ([`LoopGuard`]): tokens it bans are never picked, and
     /// the copy prior does not favour them (a forced token of the thinking budget still is).
+    /// With a copy prior, the guard sees only what the model writes itself: a token that
+    /// continues the copy is not counted (a copied screen holds the prompt's spans once more
+    /// than the prompt's history does, and the new lines after it are what loops).
     pub fn with_loop_guard(mut self, guard: LoopGuard) -> Self {
         self.loop_guard = Some(guard);
         self
@@ -253,7 +256,10 @@ impl Sampler {
         if let Some(copy) = &mut self.copy {
             copy.push(token);
         }
-        if let Some(guard) = &mut self.loop_guard {
+        if let Some(guard) = &mut self.loop_guard
+            && favoured != Some(token)
+        {
+            // What the copy wrote is the prompt's, not a loop of the model's.
             guard.push(token);
         }
         if let Some(e) = &mut self.end_after {
@@ -423,6 +429,27 @@ mod tests {
         assert_eq!(s.sample(&[9.0, 0.0, 0.0, 0.0, 0.0, 0.0]), 0);
         assert_eq!(s.sample(&four), 4);
         assert_eq!(s.sample(&four), 5, "the end follows the block");
+        // With a copy prior the guard counts only the model's own tokens: copying 1 2 3 twice
+        // more than the prompt holds it is no loop, writing 2 3 1 twice is.
+        let params = SamplingParams {
+            copy_bias: 20.0,
+            ..SamplingParams::greedy()
+        };
+        let mut s = Sampler::new(params)
+            .with_copy_prior(CopyPrior::new(&[1, 2, 3, 1, 2, 3], &[]).sources(&[0..6]))
+            .with_loop_guard(LoopGuard::new(&[1, 2, 3, 1, 2, 3], 3));
+        let picked: Vec<u32> = (0..13)
+            .scan(0, |last, _| {
+                *last = s.sample(&next(*last));
+                Some(*last)
+            })
+            .take_while(|&t| t != 4)
+            .collect();
+        assert_eq!(
+            picked,
+            [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3],
+            "the copy, then the model's own spans as often as the prompt has them"
+        );
         // A guard bans nothing inside the reasoning (before the gate).
         let mut g = LoopGuard::new(&[], 2).after(0);
         [1, 1, 1].into_iter().for_each(|t| g.push(t));
