@@ -115,24 +115,18 @@ impl Tokenizer {
         text: &str,
         marked: &[std::ops::Range<usize>],
     ) -> Result<(Vec<u32>, Vec<std::ops::Range<usize>>)> {
+        let (ids, offsets) = self.encode_with_offsets(text)?;
+        Ok((ids, token_ranges(&offsets, marked, false)))
+    }
+
+    /// Encodes text as [`Tokenizer::encode`] does, with each token's byte offsets in `text`
+    /// (`(start, end)`; both byte-level halves of a split character carry the character's).
+    ///
+    /// # Errors
+    /// [`Error::Tokenizer`] if the tokenizer pipeline fails.
+    pub fn encode_with_offsets(&self, text: &str) -> Result<(Vec<u32>, Vec<(usize, usize)>)> {
         let encoding = self.inner.encode(text, false)?;
-        let (ids, offsets) = (encoding.get_ids().to_vec(), encoding.get_offsets());
-        let hit = |&(a, b): &(usize, usize)| {
-            marked
-                .iter()
-                .any(|m| !m.is_empty() && a < m.end && m.start < b)
-        };
-        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-        for (i, o) in offsets.iter().enumerate() {
-            if !hit(o) {
-                continue;
-            }
-            match ranges.last_mut() {
-                Some(r) if r.end == i => r.end = i + 1,
-                _ => ranges.push(i..i + 1),
-            }
-        }
-        Ok((ids, ranges))
+        Ok((encoding.get_ids().to_vec(), encoding.get_offsets().to_vec()))
     }
 
     /// Decodes ids into text.
@@ -202,6 +196,38 @@ impl Tokenizer {
     }
 }
 
+/// The token ranges (`[start, end)`, sorted, runs of adjacent tokens merged) of the tokens
+/// whose byte `offsets` ([`Tokenizer::encode_with_offsets`]) overlap any of `marked` (byte
+/// ranges of the text), or, with `whole`, lie wholly inside one of them (a copy source must
+/// not start or end inside a token that also holds text outside it). Empty ranges mark nothing.
+pub fn token_ranges(
+    offsets: &[(usize, usize)],
+    marked: &[std::ops::Range<usize>],
+    whole: bool,
+) -> Vec<std::ops::Range<usize>> {
+    let hit = |&(a, b): &(usize, usize)| {
+        marked.iter().any(|m| {
+            !m.is_empty()
+                && if whole {
+                    m.start <= a && b <= m.end
+                } else {
+                    a < m.end && m.start < b
+                }
+        })
+    };
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, o) in offsets.iter().enumerate() {
+        if !hit(o) {
+            continue;
+        }
+        match ranges.last_mut() {
+            Some(r) if r.end == i => r.end = i + 1,
+            _ => ranges.push(i..i + 1),
+        }
+    }
+    ranges
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +277,12 @@ mod tests {
         assert_eq!(mark(&[11..12]), [3..5], "both halves of é");
         assert_eq!(mark(&[0..7, 9..11]), [0..1, 2..3]);
         assert!(mark(&[]).is_empty() && mark(&[5..5]).is_empty());
+        // Whole tokens only: a token that reaches outside the mark is left out.
+        let (ids, offsets) = tok.encode_with_offsets(text).unwrap();
+        assert_eq!(ids, tok.encode(text).unwrap());
+        assert_eq!(token_ranges(&offsets, &[7..10], true), [1..2], "not \" a\"");
+        assert_eq!(token_ranges(&offsets, &[7..13], true), [1..5]);
+        assert!(token_ranges(&offsets, &[11..12], true).is_empty(), "half of é");
     }
 
     #[test]
