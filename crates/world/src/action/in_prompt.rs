@@ -83,9 +83,11 @@ pub struct CopySources {
     /// ends where the state's text does. Empty when the state is blank.
     pub state: Range<usize>,
     /// Text that continues the copy where the state ends. Terminal: when the screen's last
-    /// line is a shell prompt waiting for input, the blank that ended it and the first
-    /// keystroke batch up to its first `\n` or `\r` (what the shell echoes as the keys are
-    /// typed); a control key (`C-c`) echoes nothing. Empty elsewhere.
+    /// line is a shell prompt waiting for input, the blank that ended it (one space where a
+    /// chat template trimmed it) and the first keystroke batch up to its first `\n` or `\r`,
+    /// with a newline for that Enter (what the shell echoes as the keys are typed: on the
+    /// demo model's terminal rows 100–149, line F1 0.856 with the newline, 0.848 without); a
+    /// control key (`C-c`) echoes nothing. Empty elsewhere.
     pub echo: String,
 }
 
@@ -101,11 +103,17 @@ pub fn copy_sources_in_prompt(prompt: &str, domain: Domain) -> Option<CopySource
     if domain == Domain::Terminal && !trimmed.is_empty() {
         let last_start = text[..trimmed.len()].rfind('\n').map_or(0, |i| i + 1);
         let last_line = &text[last_start..];
-        // The blank after the prompt symbol, as the screen had it (not the next lines).
+        // The blank after the prompt symbol, as the screen had it (not the next lines); a chat
+        // template that trims its messages drops it, and a shell prompt always has one.
         let blank: String = text[trimmed.len()..]
             .chars()
             .take_while(|c| *c == ' ' || *c == '\t')
             .collect();
+        let blank = if blank.is_empty() {
+            " ".to_string()
+        } else {
+            blank
+        };
         let waiting = PromptLine::parse(last_line.trim_end_matches(['\n', '\r']))
             .is_some_and(|p| p.input.trim().is_empty());
         let keys = super::terminal::parse(&prompt[found.action.clone()])
@@ -115,8 +123,10 @@ pub fn copy_sources_in_prompt(prompt: &str, domain: Domain) -> Option<CopySource
             .map(|b| b.keys);
         if let (true, Some(keys)) = (waiting, keys) {
             let line = keys.split(['\n', '\r']).next().unwrap_or("");
+            // Enter moves the screen to the next line.
+            let enter = if line.len() < keys.len() { "\n" } else { "" };
             if !line.is_empty() {
-                echo = format!("{blank}{line}");
+                echo = format!("{blank}{line}{enter}");
             }
         }
     }
@@ -153,8 +163,8 @@ mod tests {
         let s = copy_sources_in_prompt(&prompt, Domain::Terminal).unwrap();
         assert_eq!(&prompt[s.state.clone()], SCREEN.trim_end());
         assert_eq!(
-            s.echo, " cat notes.txt || echo 'none'",
-            "the first batch, to its newline"
+            s.echo, " cat notes.txt || echo 'none'\n",
+            "the first batch, to its Enter"
         );
         // A control key, or a screen whose last line is not a waiting prompt, echoes nothing.
         let ctrl = chatml(&[(
@@ -184,7 +194,17 @@ mod tests {
         )]);
         assert_eq!(
             copy_sources_in_prompt(&cr, Domain::Terminal).unwrap().echo,
-            " pwd"
+            " pwd\n"
+        );
+        // Keys with no Enter are echoed as typed, the line left open; a screen a chat template
+        // trimmed still gets the prompt's blank.
+        let typing = chatml(&[(
+            &turn_prompt(1, r#"[{"keystrokes": "ech"}]"#, Some(SCREEN.trim_end())),
+            None,
+        )]);
+        assert_eq!(
+            copy_sources_in_prompt(&typing, Domain::Terminal).unwrap().echo,
+            " ech"
         );
         assert_eq!(
             copy_sources_in_prompt(&prompt, Domain::Web).unwrap().echo,
