@@ -77,6 +77,8 @@ pub struct Sampler {
     loop_guard: Option<LoopGuard>,
     /// [`Sampler::with_end_after`].
     end_after: Option<EndAfter>,
+    /// [`Sampler::closing_before`].
+    closing_before: Vec<u32>,
 }
 
 /// What [`Sampler::with_end_after`] keeps.
@@ -119,7 +121,20 @@ impl Sampler {
             budget: None,
             loop_guard: None,
             end_after: None,
+            closing_before: Vec::new(),
         }
+    }
+
+    /// With a thinking budget ([`Sampler::with_thinking_budget`]), a token of `tokens` picked
+    /// while the reasoning is open (the observation's opening or closing tag, a stop token)
+    /// closes the reasoning first: the budget's close is written in its place, then the rest
+    /// of what the budget forces (the observation's opening tag), as if the budget had run
+    /// out. A small model that opens its observation without closing its reasoning otherwise
+    /// leaves an output whose block sits inside `<think>` (the demo model's one malformed
+    /// held-out Web row), and a copy prior waiting for the close never starts.
+    pub fn closing_before(mut self, tokens: &[u32]) -> Self {
+        self.closing_before = tokens.to_vec();
+        self
     }
 
     /// This sampler ending the output right after `tag`: once `tag` is picked (after `gate`,
@@ -226,7 +241,7 @@ impl Sampler {
             .as_ref()
             .and_then(CopyPrior::continuation)
             .filter(|&t| (t as usize) < logits.len() && !banned.contains(&t));
-        let token = match (forced, favoured) {
+        let mut token = match (forced, favoured) {
             (Some(t), _) => t,
             (None, Some(t))
                 if self
@@ -247,7 +262,17 @@ impl Sampler {
             }
             (None, None) => self.draw(logits),
         };
-        if let Some(b) = &self.budget
+        if forced.is_none()
+            && self.closing_before.contains(&token)
+            && let Some(b) = &mut self.budget
+        {
+            // The answer opened inside the reasoning: close it first, then force the rest.
+            token = b.forced[0];
+            (b.left, b.next) = (0, 1);
+            if b.next >= b.forced.len() {
+                self.budget = None;
+            }
+        } else if let Some(b) = &self.budget
             && ((forced.is_none() && b.forced[0] == token) || b.next >= b.forced.len())
         {
             // Closed by the model, or everything forced is out.
@@ -477,6 +502,33 @@ mod tests {
         let mut s = Sampler::new(SamplingParams::greedy()).with_thinking_budget(&[3, 2], 1);
         assert_eq!(s.sample(&[0.0, 0.0, 0.0, 9.0]), 3);
         assert_eq!(s.sample(&looping), 1);
+    }
+
+    /// An answer opened inside the reasoning closes the reasoning first, then the budget's
+    /// tail is written; after the close, the same token is the model's as usual.
+    #[test]
+    fn an_answer_opened_inside_the_reasoning_closes_it_first() {
+        // vocab 5; 3 closes the reasoning, 2 opens the answer, 4 is a stop token.
+        let opens = [0.0, 0.0, 9.0, 0.0, 0.0];
+        let mut s = Sampler::new(SamplingParams::greedy())
+            .with_thinking_budget(&[3, 2], 100)
+            .closing_before(&[2, 4]);
+        assert_eq!(s.sample(&[0.0, 9.0, 0.0, 0.0, 0.0]), 1, "reasoning");
+        assert_eq!(s.sample(&opens), 3, "closed first");
+        assert_eq!(
+            s.sample(&[0.0, 9.0, 0.0, 0.0, 0.0]),
+            2,
+            "then the opening tag, forced"
+        );
+        assert!(s.is_greedy(), "the budget is spent");
+        assert_eq!(s.sample(&opens), 2, "after the close, the model's own");
+        // A stop token inside the reasoning does the same; without a budget, nothing changes.
+        let mut s = Sampler::new(SamplingParams::greedy())
+            .with_thinking_budget(&[3, 2], 100)
+            .closing_before(&[2, 4]);
+        assert_eq!(s.sample(&[0.0, 0.0, 0.0, 0.0, 9.0]), 3);
+        let mut plain = Sampler::new(SamplingParams::greedy()).closing_before(&[2, 4]);
+        assert_eq!(plain.sample(&opens), 2);
     }
 
     #[test]
