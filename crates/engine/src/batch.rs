@@ -22,7 +22,7 @@ use burn::tensor::backend::Backend;
 
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
-use crate::generate::{FinishReason, GenerateParams, NamedLines};
+use crate::generate::{FinishReason, GenerateParams, PromptMarks};
 
 /// What one sequence produced in one call of [`DecodeBatch::add`] or [`DecodeBatch::step`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,20 +113,20 @@ impl<'e, B: Backend> DecodeBatch<'e, B> {
         prompt: &[u32],
         params: &GenerateParams,
     ) -> Result<SequenceEvent> {
-        self.add_named(id, prompt, params, None)
+        self.add_marked(id, prompt, params, None)
     }
 
-    /// [`DecodeBatch::add`], with the lines of the prompt's state that its action names copied
-    /// under their own bias ([`NamedLines`]).
+    /// [`DecodeBatch::add`], with where the copy prior copies from in the prompt
+    /// ([`PromptMarks`]: the lines its action names, the state it is held to).
     ///
     /// # Errors
     /// As [`DecodeBatch::add`].
-    pub fn add_named(
+    pub fn add_marked(
         &mut self,
         id: u64,
         prompt: &[u32],
         params: &GenerateParams,
-        named: Option<&NamedLines>,
+        marks: Option<&PromptMarks>,
     ) -> Result<SequenceEvent> {
         let engine = self.engine;
         let context = engine.max_context();
@@ -143,7 +143,7 @@ impl<'e, B: Backend> DecodeBatch<'e, B> {
         let logits = engine
             .model
             .forward_last(&TokenBatch::single(prompt.to_vec()), Some(&mut cache))?;
-        let mut samplers = vec![engine.sampler(params.sampling, prompt, named)];
+        let mut samplers = vec![engine.sampler(params.sampling, prompt, marks)];
         let token = engine.pick(logits, &[0], &mut samplers)?[0];
         let mut row = Row {
             id,

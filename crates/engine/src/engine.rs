@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::error::{EngineError, Result};
 use crate::files::{ModelCard, ModelFiles};
-use crate::generate::NamedLines;
+use crate::generate::PromptMarks;
 
 /// A model ready to generate: weights on a device, tokenizer, chat template, stop ids.
 #[derive(Debug)]
@@ -206,18 +206,22 @@ impl<B: Backend> Engine<B> {
     /// then `<|im_end|>` are (when the tokenizer has the tag as one token, as the demo model's
     /// does): the copied state has ended, so does the block and the turn. When the prompt
     /// leaves a `<think>` block open (the template started the reasoning) the prior waits for
-    /// `</think>`, and the model card's `thinking_budget` applies (when it runs out,
-    /// `</think>` and the observation's opening tag are written for the model). The card's
+    /// `</think>`, and the model card's `thinking_budget` applies (when it runs out, or when
+    /// the model opens its observation or ends its turn inside the reasoning, `</think>` and
+    /// the observation's opening tag are written for the model). The card's
     /// `copy_confidence` gates the prior; without a prior, its `loop_guard` sets a
     /// [`LoopGuard`] on the output after the reasoning. With both tags as single tokens, the
     /// end of the turn follows `</predicted_observation>` (after the reasoning) in every case.
-    /// `named`: the lines of the state the action names, copied under their own bias
-    /// ([`NamedLines`], [`CopyPrior::named`], with [`CopyPrior::line_breaks`]).
+    /// `marks` ([`PromptMarks`]): the lines of the state the action names, copied under their
+    /// own bias ([`CopyPrior::named`], with [`CopyPrior::line_breaks`]), and the state the copy
+    /// is held to ([`CopyPrior::sources`], then [`CopyPrior::then`]; the loop guard then runs
+    /// beside the prior, on what the model writes itself). Sources that found no state: no
+    /// prior, the loop guard only.
     pub(crate) fn sampler(
         &self,
         params: SamplingParams,
         prompt: &[u32],
-        named: Option<&NamedLines>,
+        marks: Option<&PromptMarks>,
     ) -> Sampler {
         let mut sampler = Sampler::new(params);
         let think_close = match (
@@ -242,7 +246,15 @@ impl<B: Backend> Engine<B> {
             if let Ok(rest) = self.tokenizer.encode(&format!("\n\n{OBSERVATION_OPEN}\n")) {
                 forced.extend(rest);
             }
-            sampler = sampler.with_thinking_budget(&forced, budget);
+            // An observation (or the end of the turn) inside the reasoning closes it first.
+            let answer: Vec<u32> = [OBSERVATION_OPEN, OBSERVATION_CLOSE]
+                .iter()
+                .filter_map(|t| self.tokenizer.token_to_id(t))
+                .chain(self.stop_ids.iter().copied())
+                .collect();
+            sampler = sampler
+                .with_thinking_budget(&forced, budget)
+                .closing_before(&answer);
         }
         let observation_close = self.tokenizer.token_to_id(OBSERVATION_CLOSE);
         let end_of_turn = self
@@ -253,13 +265,17 @@ impl<B: Backend> Engine<B> {
             // One block a turn: the turn ends where the block does.
             sampler = sampler.with_end_after(think_close, close, end);
         }
-        if params.copy_bias == 0.0 {
+        let sources = marks.and_then(|m| m.sources.as_deref());
+        let guard = self.card.as_ref().and_then(|c| c.loop_guard).map(|n| {
+            let guard = LoopGuard::new(prompt, n);
+            match think_close {
+                Some(close) => guard.after(close),
+                None => guard,
+            }
+        });
+        if params.copy_bias == 0.0 || sources.is_some_and(<[_]>::is_empty) {
             // No copy prior (which never favours a prompt position twice): the loop guard.
-            if let Some(n) = self.card.as_ref().and_then(|c| c.loop_guard) {
-                let mut guard = LoopGuard::new(prompt, n);
-                if let Some(close) = think_close {
-                    guard = guard.after(close);
-                }
+            if let Some(guard) = guard {
                 sampler = sampler.with_loop_guard(guard);
             }
             return sampler;
@@ -275,10 +291,20 @@ impl<B: Backend> Engine<B> {
         if let Some(confidence) = self.card.as_ref().and_then(|c| c.copy_confidence) {
             prior = prior.outright_below(confidence);
         }
-        if let Some(named) = named.filter(|n| !n.ranges.is_empty()) {
+        if let Some(m) = marks
+            && let Some(bias) = m.named_bias
+            && !m.named.is_empty()
+        {
             prior = prior
-                .named(&named.ranges, named.bias)
+                .named(&m.named, bias)
                 .line_breaks(self.line_break_ids());
+        }
+        if let (Some(m), Some(sources)) = (marks, sources) {
+            // The copy ends with the state; what the model writes after it is guarded.
+            prior = prior.sources(sources).then(&m.then);
+            if let Some(guard) = guard {
+                sampler = sampler.with_loop_guard(guard);
+            }
         }
         sampler.with_copy_prior(prior)
     }

@@ -60,6 +60,9 @@ pub struct ModelCard {
     /// ([`agentworld_model::sampling::CopyPrior::named`]). A domain not listed: those lines
     /// are copied as firmly as the rest. Read through [`Self::named_copy_bias_for`].
     pub named_copy_bias_by_domain: BTreeMap<String, f32>,
+    /// Per domain, what the copy prior may copy from ([`CopyFrom`]); a domain not listed:
+    /// the whole prompt. Read through [`Self::copies_state_only`].
+    pub copy_sources_by_domain: BTreeMap<String, CopyFrom>,
     /// Domains the model was trained on.
     pub domains: Vec<String>,
     /// How the model was made (free-form: data, steps, seed, command).
@@ -78,11 +81,30 @@ impl ModelCard {
             .unwrap_or(0.0)
     }
 
+    /// Whether the copy prior copies only the current state in `domain`
+    /// ([`Self::copy_sources_by_domain`] says [`CopyFrom::State`]).
+    pub fn copies_state_only(&self, domain: &str) -> bool {
+        self.copy_sources_by_domain.get(domain) == Some(&CopyFrom::State)
+    }
+
     /// The copy prior (nats) on the lines the action names in `domain`
     /// ([`Self::named_copy_bias_by_domain`]); `None` when the domain has none or is unknown.
     pub fn named_copy_bias_for(&self, domain: Option<&str>) -> Option<f32> {
         domain.and_then(|d| self.named_copy_bias_by_domain.get(d).copied())
     }
+}
+
+/// What the copy prior of a domain copies from ([`ModelCard::copy_sources_by_domain`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CopyFrom {
+    /// Any span of the prompt (the default): a GUI tree's lines repeat across the history, and
+    /// a lost copy finds its place again wherever it matches.
+    Prompt,
+    /// The current state only, to its end, then the command the shell echoes
+    /// ([`agentworld_model::sampling::CopyPrior::sources`]): a terminal screen only grows, so
+    /// the next one starts as the old one copied whole, and what follows is new.
+    State,
 }
 
 /// Every file of a model directory, in memory.

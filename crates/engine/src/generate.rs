@@ -33,49 +33,119 @@ impl Default for GenerateParams {
     }
 }
 
-/// The lines of a prompt's current state that its action names, and the copy prior on them
-/// ([`agentworld_model::sampling::CopyPrior::named`]).
+/// Where in a prompt's tokens the copy prior copies from, and how firmly: the lines of the
+/// current state that its action names ([`agentworld_model::sampling::CopyPrior::named`]) and
+/// the state itself with what continues it ([`agentworld_model::sampling::CopyPrior::sources`]).
+/// Made by [`encode_prompt_marks`]; the default marks nothing.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct NamedLines {
-    /// Token ranges of the prompt (`[start, end)`), as [`Engine::encode_marked`] gives them.
-    pub ranges: Vec<std::ops::Range<usize>>,
-    /// The bonus (nats) for the copy's continuation there, in place of `copy_bias`
-    /// (the card's `named_copy_bias_by_domain`).
-    pub bias: f32,
+pub struct PromptMarks {
+    /// Token ranges of the prompt (`[start, end)`) holding the lines the action names.
+    pub named: Vec<std::ops::Range<usize>>,
+    /// The bonus (nats) for the copy's continuation on [`Self::named`], in place of
+    /// `copy_bias` (the card's `named_copy_bias_by_domain`); `None`: those lines are copied
+    /// as firmly as the rest.
+    pub named_bias: Option<f32>,
+    /// `Some`: the copy follows only these token ranges (the current state, whole tokens;
+    /// the card's `copy_sources_by_domain` says `state`). `Some` of nothing: the domain copies
+    /// its state only but the prompt has none, so no copy prior runs. `None`: the whole
+    /// prompt may be copied.
+    pub sources: Option<Vec<std::ops::Range<usize>>>,
+    /// Tokens that continue the copy where [`Self::sources`] end: the rest of the state's
+    /// text after its last whole token, then what the shell echoes of the typed command
+    /// (`agentworld_world::action::CopySources::echo`), cut before any special token.
+    pub then: Vec<u32>,
 }
 
-/// Tokenizes a rendered world-model prompt. Where `card` sets a copy prior for the lines an
-/// action names in the prompt's domain (`named_copy_bias_by_domain`; the domain from the system
-/// prompt's "You are a X World Model", `Domain::from_system_prompt`) and a state format for
-/// it, those lines of the prompt's current state
-/// (`agentworld_world::action::named_in_prompt`) come back as [`NamedLines`] too. Used by
-/// `agentworld serve`'s chat requests, the rollout's local world and the browser worker.
+/// Which bonus [`encode_prompt_marks`] gives the lines an action names.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NamedBias {
+    /// The card's `named_copy_bias_by_domain` for the prompt's domain.
+    Card,
+    /// None: the named lines are copied as firmly as the rest (a caller that sets its own
+    /// `copy_bias` and no named bias).
+    Off,
+    /// This many nats.
+    Nats(f32),
+}
+
+/// Tokenizes a rendered world-model prompt of `domain` (`None`: the domain named by the
+/// system prompt's "You are a X World Model", `Domain::from_system_prompt`) and marks where
+/// the copy prior copies from ([`PromptMarks`]):
+/// - with a named bias (`named_bias`) and a state format for the domain in `card`, the lines of
+///   the current state the action names (`agentworld_world::action::named_in_prompt`);
+/// - where `card` copies the domain's state only (`copy_sources_by_domain`), the state
+///   (`agentworld_world::action::copy_sources_in_prompt`) as whole tokens, and what continues
+///   it.
+///
+/// The one place where `eval fidelity`, `simulate`, `agentworld serve`'s chat requests, the
+/// rollout's local world and the browser worker get their marks. Without a card or a domain,
+/// nothing is marked.
 ///
 /// # Errors
 /// [`EngineError::Text`] on tokenizer failure.
-pub fn encode_named(
+pub fn encode_prompt_marks(
     tokenizer: &agentworld_text::Tokenizer,
     card: Option<&crate::ModelCard>,
     text: &str,
-) -> Result<(Vec<u32>, Option<NamedLines>)> {
-    use agentworld_world::Domain;
-    let named = card
-        .zip(Domain::from_system_prompt(text))
-        .and_then(|(c, d)| {
-            let bias = c.named_copy_bias_for(Some(d.as_str()))?;
-            let format = c.state_formats.get(d.as_str())?;
-            Some((
-                bias,
-                agentworld_world::action::named_in_prompt(text, d, format),
-            ))
-        });
-    match named {
-        Some((bias, marks)) if !marks.is_empty() => {
-            let (ids, ranges) = tokenizer.encode_marked(text, &marks)?;
-            Ok((ids, Some(NamedLines { ranges, bias })))
-        }
-        _ => Ok((tokenizer.encode(text)?, None)),
+    domain: Option<agentworld_world::Domain>,
+    named_bias: NamedBias,
+) -> Result<(Vec<u32>, PromptMarks)> {
+    use agentworld_world::{Domain, action};
+    let (Some(card), Some(domain)) = (card, domain.or_else(|| Domain::from_system_prompt(text)))
+    else {
+        return Ok((tokenizer.encode(text)?, PromptMarks::default()));
+    };
+    let d = domain.as_str();
+    let named_bias = match named_bias {
+        NamedBias::Card => card.named_copy_bias_for(Some(d)),
+        NamedBias::Off => None,
+        NamedBias::Nats(b) => Some(b),
+    };
+    let named = match (named_bias, card.state_formats.get(d)) {
+        (Some(_), Some(format)) => action::named_in_prompt(text, domain, format),
+        _ => Vec::new(),
+    };
+    let sources = card
+        .copies_state_only(d)
+        .then(|| action::copy_sources_in_prompt(text, domain));
+    if named.is_empty() && sources.is_none() {
+        let marks = PromptMarks {
+            named_bias,
+            ..PromptMarks::default()
+        };
+        return Ok((tokenizer.encode(text)?, marks));
     }
+    let (ids, offsets) = tokenizer.encode_with_offsets(text)?;
+    let mut marks = PromptMarks {
+        named: agentworld_text::token_ranges(&offsets, &named, false),
+        named_bias,
+        sources: None,
+        then: Vec::new(),
+    };
+    match sources {
+        None => {}
+        Some(None) => marks.sources = Some(Vec::new()),
+        Some(Some(found)) => {
+            let ranges = agentworld_text::token_ranges(&offsets, &[found.state.clone()], true);
+            let covered = ranges
+                .last()
+                .map_or(found.state.start, |r| offsets[r.end - 1].1)
+                .clamp(found.state.start, found.state.end);
+            let rest = format!("{}{}", &text[covered..found.state.end], found.echo);
+            let mut then = if rest.is_empty() {
+                Vec::new()
+            } else {
+                tokenizer.encode(&rest)?
+            };
+            // Typed text that spells a special token (`<|im_end|>`) is not echoed as one.
+            if let Some(cut) = then.iter().position(|&id| tokenizer.is_added(id)) {
+                then.truncate(cut);
+            }
+            marks.sources = Some(ranges);
+            marks.then = then;
+        }
+    }
+    Ok((ids, marks))
 }
 
 /// Why a generation ended.
@@ -156,19 +226,19 @@ impl<B: Backend> Engine<B> {
         params: &GenerateParams,
         on_text: &mut dyn FnMut(usize, &str),
     ) -> Result<Vec<Generation>> {
-        self.generate_batch_named(prompts, &[], params, on_text)
+        self.generate_batch_marked(prompts, &[], params, on_text)
     }
 
-    /// [`Engine::generate_batch_with`], with `named[i]` the lines of `prompts[i]`'s current
-    /// state that its action names, copied under their own bias ([`NamedLines`]) where a copy
-    /// prior runs. `None` or a missing entry: none named.
+    /// [`Engine::generate_batch_with`], with `marks[i]` where the copy prior copies from in
+    /// `prompts[i]` ([`PromptMarks`]) where a copy prior runs. `None` or a missing entry:
+    /// nothing marked.
     ///
     /// # Errors
     /// As [`Engine::generate`], for any of the prompts.
-    pub fn generate_batch_named(
+    pub fn generate_batch_marked(
         &self,
         prompts: &[Vec<u32>],
-        named: &[Option<NamedLines>],
+        marks: &[Option<PromptMarks>],
         params: &GenerateParams,
         on_text: &mut dyn FnMut(usize, &str),
     ) -> Result<Vec<Generation>> {
@@ -207,7 +277,7 @@ impl<B: Backend> Engine<B> {
                         ..params.sampling
                     },
                     &prompts[r],
-                    named.get(r).and_then(Option::as_ref),
+                    marks.get(r).and_then(Option::as_ref),
                 )
             })
             .collect();

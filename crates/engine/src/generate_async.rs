@@ -11,7 +11,7 @@ use burn::tensor::backend::Backend;
 
 use crate::engine::Engine;
 use crate::error::{EngineError, Result};
-use crate::generate::{FinishReason, GenerateParams, Generation, NamedLines};
+use crate::generate::{FinishReason, GenerateParams, Generation, PromptMarks};
 
 impl<B: Backend> Engine<B> {
     /// [`Engine::generate`] for one prompt, reading results back asynchronously; `on_text`
@@ -28,8 +28,8 @@ impl<B: Backend> Engine<B> {
             .await
     }
 
-    /// [`Self::generate_async`]; with `named`, the lines of the prompt's state that its action
-    /// names are copied under their own bias ([`NamedLines`]); with `on_routing`, also reports
+    /// [`Self::generate_async`]; with `marks`, the copy prior copies from where they say
+    /// ([`PromptMarks`]: the lines the action names, the state it is held to); with `on_routing`, also reports
     /// for every generated token which experts each MoE layer chose at the position that
     /// predicted it ([`TokenRouting`]), read back asynchronously with the token.
     ///
@@ -38,7 +38,7 @@ impl<B: Backend> Engine<B> {
     pub async fn generate_async_routed(
         &self,
         prompt: &[u32],
-        named: Option<&NamedLines>,
+        marks: Option<&PromptMarks>,
         params: &GenerateParams,
         on_text: &mut dyn FnMut(&str),
         stop: &dyn Fn() -> bool,
@@ -56,7 +56,7 @@ impl<B: Backend> Engine<B> {
             Some(&mut cache),
             tracing.then_some(&mut trace),
         )?;
-        let mut sampler = self.sampler(params.sampling, prompt, named);
+        let mut sampler = self.sampler(params.sampling, prompt, marks);
         let mut stream = self.tokenizer.decode_stream(true);
         let mut text = String::new();
         let mut ids = Vec::new();

@@ -11,6 +11,8 @@ mod generate_async;
 pub use batch::{DecodeBatch, SequenceEvent};
 pub use engine::Engine;
 pub use error::{EngineError, Result};
-pub use files::{ModelCard, ModelFiles, check_buffer_limit};
-pub use generate::{FinishReason, GenerateParams, Generation, NamedLines, encode_named};
+pub use files::{CopyFrom, ModelCard, ModelFiles, check_buffer_limit};
+pub use generate::{
+    FinishReason, GenerateParams, Generation, NamedBias, PromptMarks, encode_prompt_marks,
+};
 pub use generate_async::TokenRouting;

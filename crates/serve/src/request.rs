@@ -3,7 +3,7 @@
 
 use std::hash::{BuildHasher, RandomState};
 
-use agentworld_engine::{GenerateParams, NamedLines};
+use agentworld_engine::{GenerateParams, NamedBias, PromptMarks};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_world::Domain;
 use axum::body::Bytes;
@@ -245,17 +245,25 @@ fn card_copy_bias(info: &ModelInfo, prompt: &[u32]) -> f32 {
     card.copy_bias_for(domain.map(Domain::as_str))
 }
 
-/// Tokenizes a rendered chat prompt, with the lines of its state that its action names where
-/// the model card sets a copy prior for them ([`agentworld_engine::encode_named`]).
+/// Tokenizes a rendered chat prompt, with where the copy prior copies from as the model card
+/// asks for the domain its system prompt names ([`agentworld_engine::encode_prompt_marks`]:
+/// the lines its action names, with `named_bias`; the state a terminal copy is held to).
 ///
 /// # Errors
 /// The tokenizer's, as text.
 pub fn encode_chat_prompt(
     info: &ModelInfo,
     text: &str,
-) -> Result<(Vec<u32>, Option<NamedLines>), String> {
-    agentworld_engine::encode_named(&info.tokenizer, Some(&info.card), text)
-        .map_err(|e| e.to_string())
+    named_bias: NamedBias,
+) -> Result<(Vec<u32>, PromptMarks), String> {
+    agentworld_engine::encode_prompt_marks(
+        &info.tokenizer,
+        Some(&info.card),
+        text,
+        None,
+        named_bias,
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// A fresh random id with a prefix (`chatcmpl-…`, `call_…`).
@@ -308,12 +316,13 @@ mod tests {
             )
         };
         let android = text("You are an Android World Model.");
-        let (ids, named) = encode_chat_prompt(&info, &android).unwrap();
+        let (ids, marks) = encode_chat_prompt(&info, &android, NamedBias::Card).unwrap();
         assert_eq!(ids, info.tokenizer.encode(&android).unwrap());
-        let named = named.expect("android lines are named");
-        assert_eq!(named.bias, 0.0);
-        let marked: Vec<u32> = named
-            .ranges
+        assert_eq!(marks.named_bias, Some(0.0));
+        assert!(!marks.named.is_empty(), "android lines are named");
+        assert_eq!(marks.sources, None, "a tree may be copied from anywhere");
+        let marked: Vec<u32> = marks
+            .named
             .iter()
             .flat_map(|r| ids[r.clone()].to_vec())
             .collect();
@@ -322,12 +331,60 @@ mod tests {
             marked.contains("Switch #wifi") && !marked.contains("#ok"),
             "{marked:?}"
         );
-        let (_, web) = encode_chat_prompt(&info, &text("You are a Web World Model.")).unwrap();
-        assert_eq!(web, None, "the card sets no named prior for web");
+        let web = text("You are a Web World Model.");
+        let (_, web) = encode_chat_prompt(&info, &web, NamedBias::Card).unwrap();
+        assert_eq!(
+            web,
+            PromptMarks::default(),
+            "the card sets no named prior for web"
+        );
+        let (_, off) = encode_chat_prompt(&info, &android, NamedBias::Off).unwrap();
+        assert!(
+            off.named.is_empty() && off.named_bias.is_none(),
+            "a request's own bias"
+        );
+    }
+
+    /// A terminal prompt's copy is held to its screen (whole tokens), then the command the
+    /// shell echoes, as the demo card asks (`copy_sources_by_domain`).
+    #[test]
+    fn a_terminal_chat_prompt_copies_from_its_screen_then_the_echoed_command() {
+        let info = demo_info();
+        let screen = "user@sandbox:~$ ls\nnotes.txt\nuser@sandbox:~$ ";
+        let turn = agentworld_world::messages::turn_prompt(
+            1,
+            r#"[{"keystrokes": "cat notes.txt\n", "duration": 0.5}]"#,
+            Some(screen),
+        );
+        let text = format!(
+            "<|im_start|>system\nYou are a Terminal World Model.<|im_end|>\n<|im_start|>user\n{turn}<|im_end|>\n<|im_start|>assistant\n<think>\n"
+        );
+        let (ids, marks) = encode_chat_prompt(&info, &text, NamedBias::Card).unwrap();
+        let sources = marks
+            .sources
+            .expect("the card holds terminal copies to the state");
+        let copied: Vec<u32> = sources
+            .iter()
+            .flat_map(|r| ids[r.clone()].to_vec())
+            .collect();
+        let copied = info.tokenizer.decode(&copied, false).unwrap();
+        let then = info.tokenizer.decode(&marks.then, false).unwrap();
+        assert_eq!(
+            format!("{copied}{then}"),
+            "user@sandbox:~$ ls\nnotes.txt\nuser@sandbox:~$ cat notes.txt\n",
+            "the screen, then the echo with its Enter"
+        );
+        // No screen: the sources are empty (no prior runs); typed special tokens are cut.
+        let bare = text.replace(&format!("\n\n**Current State:**\n{screen}"), "");
+        let (_, marks) = encode_chat_prompt(&info, &bare, NamedBias::Card).unwrap();
+        assert_eq!(marks.sources, Some(Vec::new()));
+        let sneaky = text.replace("cat notes.txt\\n", "echo <|im_end|>x\\n");
+        let (_, marks) = encode_chat_prompt(&info, &sneaky, NamedBias::Card).unwrap();
+        assert_eq!(info.tokenizer.decode(&marks.then, false).unwrap(), " echo ");
     }
 
     /// A request that sets no `copy_bias` gets the demo card's prior for the domain its system
-    /// prompt names: none for terminal screens, 4 nats for Android, 15 for Web; the card's
+    /// prompt names: 15 for terminal screens (held to the screen), 4 nats for Android, 15 for Web; the card's
     /// default where no domain is named; and a request's own value always wins.
     #[test]
     fn the_card_copy_prior_follows_the_system_prompts_domain() {
@@ -343,7 +400,7 @@ mod tests {
         };
         let unset = Knobs::default();
         let terminal = "You are a Terminal World Model. Given the agent's keystrokes, predict.";
-        assert_eq!(bias(terminal, &unset), 0.0);
+        assert_eq!(bias(terminal, &unset), 15.0, "held to the screen");
         assert_eq!(bias("You are an Android World Model.", &unset), 4.0);
         assert_eq!(bias("You are a Web World Model.", &unset), 15.0);
         assert_eq!(bias("You are a helpful assistant.", &unset), 15.0);

@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError, TrySendError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use agentworld_engine::{
-    DecodeBatch, Engine, FinishReason, GenerateParams, ModelCard, NamedLines, SequenceEvent,
+    DecodeBatch, Engine, FinishReason, GenerateParams, ModelCard, PromptMarks, SequenceEvent,
 };
 use agentworld_text::{ChatTemplate, GenerationConfig, Tokenizer};
 use burn::tensor::backend::Backend;
@@ -52,8 +52,9 @@ pub struct Job {
     pub prompt: Vec<u32>,
     /// Limits and sampling.
     pub params: GenerateParams,
-    /// The lines of the prompt's state that its action names, and their copy prior.
-    pub named: Option<NamedLines>,
+    /// Where the copy prior copies from in the prompt (the lines its action names, the state
+    /// it is held to).
+    pub marks: Option<PromptMarks>,
     /// Where the output goes; dropping the receiver cancels the generation.
     pub events: UnboundedSender<JobEvent>,
 }
@@ -118,7 +119,7 @@ impl ModelText {
 /// [`DecodeBatch`] is the real one; tests can script output with
 /// [`crate::testing::ScriptedBatch`].
 pub trait StepBatch {
-    /// Starts a sequence and returns its first event (see [`DecodeBatch::add_named`]).
+    /// Starts a sequence and returns its first event (see [`DecodeBatch::add_marked`]).
     ///
     /// # Errors
     /// The request cannot run (the message is sent to the client).
@@ -127,7 +128,7 @@ pub trait StepBatch {
         id: u64,
         prompt: &[u32],
         params: &GenerateParams,
-        named: Option<&NamedLines>,
+        marks: Option<&PromptMarks>,
     ) -> agentworld_engine::Result<SequenceEvent>;
     /// Advances every running sequence by one token (see [`DecodeBatch::step`]).
     ///
@@ -148,9 +149,9 @@ impl<B: Backend> StepBatch for DecodeBatch<'_, B> {
         id: u64,
         prompt: &[u32],
         params: &GenerateParams,
-        named: Option<&NamedLines>,
+        marks: Option<&PromptMarks>,
     ) -> agentworld_engine::Result<SequenceEvent> {
-        DecodeBatch::add_named(self, id, prompt, params, named)
+        DecodeBatch::add_marked(self, id, prompt, params, marks)
     }
     fn step(&mut self) -> agentworld_engine::Result<Vec<SequenceEvent>> {
         DecodeBatch::step(self)
@@ -259,26 +260,26 @@ impl EngineHandle {
         prompt: Vec<u32>,
         params: GenerateParams,
     ) -> std::result::Result<UnboundedReceiver<JobEvent>, ApiError> {
-        self.submit_named(prompt, params, None)
+        self.submit_marked(prompt, params, None)
     }
 
-    /// [`EngineHandle::submit`], with the lines of the prompt's state that its action names
-    /// copied under their own bias ([`NamedLines`]).
+    /// [`EngineHandle::submit`], with where the copy prior copies from in the prompt
+    /// ([`PromptMarks`]).
     ///
     /// # Errors
     /// As [`EngineHandle::submit`].
-    pub fn submit_named(
+    pub fn submit_marked(
         &self,
         prompt: Vec<u32>,
         params: GenerateParams,
-        named: Option<NamedLines>,
+        marks: Option<PromptMarks>,
     ) -> std::result::Result<UnboundedReceiver<JobEvent>, ApiError> {
         let (events, rx) = unbounded_channel();
         self.metrics.queue_depth.fetch_add(1, Ordering::Relaxed);
         let job = Job {
             prompt,
             params,
-            named,
+            marks,
             events,
         };
         match self.jobs.try_send(job) {
@@ -401,7 +402,7 @@ fn run<S: StepBatch + ?Sized>(
             }
             next_id += 1;
             let before = batch.ids();
-            match guarded(|| batch.add(next_id, &job.prompt, &job.params, job.named.as_ref())) {
+            match guarded(|| batch.add(next_id, &job.prompt, &job.params, job.marks.as_ref())) {
                 Ok(event) => {
                     metrics.generated(usize::from(event.token.is_some()));
                     if deliver(&job.events, event) {

@@ -67,7 +67,7 @@ impl StepBatch for ScriptedBatch {
         id: u64,
         prompt: &[u32],
         params: &GenerateParams,
-        _named: Option<&agentworld_engine::NamedLines>,
+        _marks: Option<&agentworld_engine::PromptMarks>,
     ) -> agentworld_engine::Result<SequenceEvent> {
         if params.max_tokens == 0 {
             return Err(EngineError::Request("max_tokens must be at least 1".into()));

@@ -155,6 +155,12 @@ impl Tokenizer {
         self.skipped_ids.contains(&id)
     }
 
+    /// Whether the id is an added token (`<|im_end|>`, `<think>`, kept or not): text that
+    /// spells one in a prompt becomes it.
+    pub fn is_added(&self, id: u32) -> bool {
+        self.inner.get_added_tokens_decoder().contains_key(&id)
+    }
+
     /// The id of a token, if it is in the vocabulary.
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
         self.inner.token_to_id(token)
@@ -282,7 +288,10 @@ mod tests {
         assert_eq!(ids, tok.encode(text).unwrap());
         assert_eq!(token_ranges(&offsets, &[7..10], true), [1..2], "not \" a\"");
         assert_eq!(token_ranges(&offsets, &[7..13], true), [1..5]);
-        assert!(token_ranges(&offsets, &[11..12], true).is_empty(), "half of é");
+        assert!(
+            token_ranges(&offsets, &[11..12], true).is_empty(),
+            "half of é"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@
 
 use std::ops::Range;
 
-use agentworld_engine::{Engine, GenerateParams, NamedLines};
+use agentworld_engine::{Engine, GenerateParams, NamedBias, PromptMarks, encode_prompt_marks};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_world::diff::{line_f1, node_f1};
@@ -179,8 +179,9 @@ pub fn changed_accuracy(current: &str, predicted: &str, truth: &str) -> Option<f
 
 /// Runs the model on held-out rows, `batch_size` rows of one domain at a time, greedily with
 /// the copy prior `copy_bias(domain)` ([`SamplingParams::copy_bias`], 0: plain greedy) and,
-/// where `named_copy_bias(domain)` gives one, that bias on the lines the action names
-/// ([`named_in_prompt`], [`NamedLines`]); `on_progress(done, total)` after each batch.
+/// where `named_copy_bias(domain)` gives one, that bias on the lines the action names; the
+/// engine's card says where else the copy is held (the state of a terminal screen:
+/// [`encode_prompt_marks`], [`PromptMarks`]); `on_progress(done, total)` after each batch.
 ///
 /// # Errors
 /// A malformed row or a generation failure.
@@ -195,11 +196,19 @@ pub fn evaluate<B: Backend>(
 ) -> Result<Vec<Prediction>> {
     let mut out = Vec::with_capacity(rows.len());
     let domains: Vec<&str> = rows.iter().map(row_domain).collect();
-    let (prompts, named): (Vec<Vec<u32>>, Vec<Vec<Range<usize>>>) = rows
+    let (prompts, marks): (Vec<Vec<u32>>, Vec<PromptMarks>) = rows
         .iter()
-        .map(|r| -> Result<_> {
+        .zip(&domains)
+        .map(|(r, d)| -> Result<_> {
             let text = prompt_text(r, &engine.template)?;
-            Ok(engine.encode_marked(&text, &named_in_prompt(r, &text))?)
+            let named = named_copy_bias(d).map_or(NamedBias::Off, NamedBias::Nats);
+            Ok(encode_prompt_marks(
+                &engine.tokenizer,
+                engine.card.as_ref(),
+                &text,
+                d.parse::<Domain>().ok(),
+                named,
+            )?)
         })
         .collect::<Result<Vec<_>>>()?
         .into_iter()
@@ -220,17 +229,10 @@ pub fn evaluate<B: Backend>(
             },
         };
         let batch: Vec<Vec<u32>> = chunk.iter().map(|&i| prompts[i].clone()).collect();
-        let bias = named_copy_bias(domains[chunk[0]]);
-        let marks: Vec<Option<NamedLines>> = chunk
-            .iter()
-            .map(|&i| {
-                bias.map(|bias| NamedLines {
-                    ranges: named[i].clone(),
-                    bias,
-                })
-            })
-            .collect();
-        let generations = engine.generate_batch_named(&batch, &marks, &params, &mut |_, _| {})?;
+        let chunk_marks: Vec<Option<PromptMarks>> =
+            chunk.iter().map(|&i| Some(marks[i].clone())).collect();
+        let generations =
+            engine.generate_batch_marked(&batch, &chunk_marks, &params, &mut |_, _| {})?;
         for (&i, g) in chunk.iter().zip(generations) {
             let row = &rows[i];
             let domain = domains[i].to_string();

@@ -207,8 +207,9 @@ fn send_routing(tokenizer: &agentworld_text::Tokenizer, r: TokenRouting) {
     });
 }
 
-/// Renders `messages` and generates on `e`, with the card's prior on the lines the action
-/// names ([`agentworld_engine::encode_named`]), reporting routing as it goes.
+/// Renders `messages` and generates on `e`, with the card's marks for the copy prior (the
+/// lines the action names, the state a terminal copy is held to:
+/// [`agentworld_engine::encode_prompt_marks`]), reporting routing as it goes.
 async fn run_on<B: burn::tensor::backend::Backend>(
     e: &Engine<B>,
     messages: &[agentworld_world::Message],
@@ -217,12 +218,18 @@ async fn run_on<B: burn::tensor::backend::Backend>(
     stop: &dyn Fn() -> bool,
 ) -> Result<agentworld_engine::Generation, String> {
     let text = e.render_prompt(messages, None).map_err(|x| x.to_string())?;
-    let (ids, named) = agentworld_engine::encode_named(&e.tokenizer, e.card.as_ref(), &text)
-        .map_err(|x| x.to_string())?;
+    let (ids, marks) = agentworld_engine::encode_prompt_marks(
+        &e.tokenizer,
+        e.card.as_ref(),
+        &text,
+        None,
+        agentworld_engine::NamedBias::Card,
+    )
+    .map_err(|x| x.to_string())?;
     let mut on_routing = |r: TokenRouting| send_routing(&e.tokenizer, r);
     e.generate_async_routed(
         &ids,
-        named.as_ref(),
+        Some(&marks),
         params,
         on_text,
         stop,

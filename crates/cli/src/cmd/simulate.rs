@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use agentworld_engine::{GenerateParams, ModelCard, NamedLines};
+use agentworld_engine::{GenerateParams, ModelCard, NamedBias, encode_prompt_marks};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
-use agentworld_world::action::{Action, check_targets, named_in_prompt, parse_action};
+use agentworld_world::action::{Action, check_targets, parse_action};
 use agentworld_world::messages::turn_prompt;
 use agentworld_world::state::android::{parse_compact, parse_xml};
 use agentworld_world::state::terminal::TerminalScreen;
@@ -299,22 +299,18 @@ impl OnBackend for &Request {
         let engine = progress::load_engine::<B>(&self.model_dir, &device)?;
         let text = engine.render_prompt(&self.messages, None)?;
         // The card's prior on the named lines goes with the card's copy prior.
-        let named_bias = self.args.named_copy_bias.or_else(|| {
-            self.card
-                .as_ref()
-                .filter(|_| self.args.copy_bias.is_none())
-                .and_then(|c| c.named_copy_bias_for(Some(self.domain.as_str())))
-        });
-        let format = self
-            .card
-            .as_ref()
-            .and_then(|c| c.state_formats.get(self.domain.as_str()));
-        let marked = match (format, named_bias) {
-            (Some(format), Some(_)) => named_in_prompt(&text, self.domain, format),
-            _ => Vec::new(),
+        let named_bias = match (self.args.named_copy_bias, self.args.copy_bias) {
+            (Some(b), _) => NamedBias::Nats(b),
+            (None, None) => NamedBias::Card,
+            (None, Some(_)) => NamedBias::Off,
         };
-        let (ids, ranges) = engine.encode_marked(&text, &marked)?;
-        let named = named_bias.map(|bias| NamedLines { ranges, bias });
+        let (ids, marks) = encode_prompt_marks(
+            &engine.tokenizer,
+            self.card.as_ref(),
+            &text,
+            Some(self.domain),
+            named_bias,
+        )?;
         let max_tokens = self
             .args
             .max_tokens
@@ -334,15 +330,19 @@ impl OnBackend for &Request {
                     .map(|c| c.copy_bias_for(Some(self.domain.as_str()))))
                 .unwrap_or(0.0),
         };
-        let named_note = match &named {
-            Some(n) if !n.ranges.is_empty() && sampling.copy_bias > 0.0 => format!(
-                ", {} on the {} line(s) the action names",
-                n.bias,
-                marked.len()
-            ),
+        let mut named_note = match marks.named_bias {
+            Some(b) if !marks.named.is_empty() => format!(", {b} on the lines the action names"),
             _ => String::new(),
         };
-        let copy_prior = if sampling.copy_bias > 0.0 {
+        if marks.sources.as_ref().is_some_and(|s| !s.is_empty()) {
+            named_note.push_str(", held to the current state");
+            if !marks.then.is_empty() {
+                named_note.push_str(" then the echoed command");
+            }
+        }
+        let copy_prior = if marks.sources.as_ref().is_some_and(Vec::is_empty) {
+            "; no copy prior (no current state found to copy)".to_string()
+        } else if sampling.copy_bias > 0.0 {
             let gate = self
                 .card
                 .as_ref()
@@ -364,9 +364,9 @@ impl OnBackend for &Request {
         let mut printer = Printer::new(text.ends_with("<think>\n"), self.args.json);
         let started = Instant::now();
         let g = engine
-            .generate_batch_named(
+            .generate_batch_marked(
                 std::slice::from_ref(&ids),
-                &[named],
+                &[Some(marks)],
                 &GenerateParams {
                     max_tokens,
                     sampling,

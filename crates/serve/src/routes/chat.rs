@@ -3,7 +3,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use agentworld_engine::{FinishReason, NamedLines};
+use agentworld_engine::{FinishReason, NamedBias, PromptMarks};
 use agentworld_text::RenderOptions;
 use agentworld_text::tool_calls::{ToolCall, ToolSchemas};
 use axum::body::Bytes;
@@ -42,7 +42,7 @@ pub async fn handle(
 /// A validated request, ready to queue.
 struct ChatJob {
     prompt: Vec<u32>,
-    named: Option<NamedLines>,
+    marks: PromptMarks,
     knobs: Knobs,
     stream: bool,
     include_usage: bool,
@@ -119,13 +119,18 @@ fn prepare(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Chat
             format!("The chat template rejected the messages: {e}"),
         )
     })?;
-    let (prompt, named) = encode_chat_prompt(info, &text)
+    // The card's prior on the named lines goes with the card's copy prior; a request's own
+    // `copy_bias` keeps the card's sources (a terminal copy is still held to its screen).
+    let named_bias = if knobs.copy_bias.is_none() {
+        NamedBias::Card
+    } else {
+        NamedBias::Off
+    };
+    let (prompt, marks) = encode_chat_prompt(info, &text, named_bias)
         .map_err(|e| ApiError::internal(format!("tokenizing the prompt failed: {e}")))?;
-    // The card's prior on the named lines goes with the card's copy prior.
-    let named = named.filter(|_| knobs.copy_bias.is_none());
     Ok(ChatJob {
         prompt,
-        named,
+        marks,
         knobs,
         stream: request.stream.unwrap_or(false),
         include_usage: request
@@ -186,7 +191,10 @@ impl ChatJob {
             Err(e) => return e.into_response(),
         };
         let prompt_tokens = self.prompt.len();
-        let mut rx = match state.engine.submit_named(self.prompt, params, self.named) {
+        let mut rx = match state
+            .engine
+            .submit_marked(self.prompt, params, Some(self.marks))
+        {
             Ok(rx) => rx,
             Err(e) => return e.into_response(),
         };

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use agentworld_engine::CopyFrom;
 use serde::{Deserialize, Serialize};
 
 use crate::trainer::TrainConfig;
@@ -96,17 +97,23 @@ pub struct DemoRecipe {
     pub train: TrainConfig,
     /// The copy prior the model is decoded with ([`SamplingParams::copy_bias`], 0: plain
     /// greedy): written into the card, and used by the probe and the final evaluation. 15
-    /// nats by default, with none for terminal screens ([`Self::copy_bias_by_domain`]): the
-    /// values that scored best on held-out rows 150–165 of each domain (README, "The copy
-    /// prior").
+    /// nats by default (others per domain: [`Self::copy_bias_by_domain`]): the values that
+    /// scored best on held-out rows 150–165 of each domain (README, "The copy prior").
     ///
     /// [`SamplingParams::copy_bias`]: agentworld_model::sampling::SamplingParams::copy_bias
     #[serde(default)]
     pub copy_bias: f32,
     /// Per domain, a copy prior in place of [`Self::copy_bias`] ([`Self::copy_bias_for`]).
-    /// 4 nats for Android screens and none for terminal screens by default.
+    /// 4 nats for Android screens and 15 for terminal screens (held to the screen:
+    /// [`Self::copy_sources_by_domain`]) by default.
     #[serde(default)]
     pub copy_bias_by_domain: BTreeMap<String, f32>,
+    /// The card's `copy_sources_by_domain`: per domain, what the copy prior copies from
+    /// ([`CopyFrom`]). Terminal screens copy their current state only, then the echoed
+    /// command, by default (held-out terminal rows 100–149: line F1 0.790 with no prior,
+    /// 0.856 at 15 nats held to the screen; README, "The demo model").
+    #[serde(default)]
+    pub copy_sources_by_domain: BTreeMap<String, CopyFrom>,
     /// The card's `copy_confidence`: below this probability of its own top token, the model
     /// is not weighed against the copy prior's continuation, which is picked outright
     /// ([`agentworld_model::sampling::CopyPrior::outright_below`]; `None`: always weighed).
@@ -114,8 +121,9 @@ pub struct DemoRecipe {
     /// domain (README, "The copy prior").
     #[serde(default)]
     pub copy_confidence: Option<f32>,
-    /// The card's `loop_guard`: where no copy prior runs (terminal screens), no span of this
-    /// many tokens is written more often than the prompt holds it
+    /// The card's `loop_guard`: where no copy prior runs, or after a copy held to the state
+    /// (terminal screens), no span of this many tokens is written more often than the prompt
+    /// holds it
     /// ([`agentworld_model::sampling::LoopGuard`]; `None`: no guard). 8 by default: chosen
     /// among 4, 6, 8, 16 and 32 on held-out terminal rows 100–149 (README, "The demo model").
     #[serde(default)]
@@ -198,8 +206,9 @@ impl Default for DemoRecipe {
             copy_bias: 15.0,
             copy_bias_by_domain: BTreeMap::from([
                 ("android".to_string(), 4.0),
-                ("terminal".to_string(), 0.0),
+                ("terminal".to_string(), 15.0),
             ]),
+            copy_sources_by_domain: BTreeMap::from([("terminal".to_string(), CopyFrom::State)]),
             copy_confidence: Some(0.5),
             loop_guard: Some(8),
             eval_rows_per_domain: 100,

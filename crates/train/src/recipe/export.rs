@@ -87,6 +87,7 @@ pub(super) fn export_dir<B: Backend>(
         "max_new_tokens": recipe.eval_max_tokens,
         "copy_bias": recipe.copy_bias,
         "copy_bias_by_domain": recipe.copy_bias_by_domain,
+        "copy_sources_by_domain": recipe.copy_sources_by_domain,
         "copy_confidence": recipe.copy_confidence,
         "loop_guard": recipe.loop_guard,
         "thinking_budget": THINKING_BUDGET,
@@ -139,6 +140,7 @@ pub fn record_evaluation(
     // The engine decoded with the card's own gate, if it has one.
     let copy_confidence = card.get("copy_confidence").cloned();
     let loop_guard = card.get("loop_guard").cloned();
+    let copy_sources = card.get("copy_sources_by_domain").cloned();
     card["evaluation"] = serde_json::json!({
         "rows_per_domain": rows_per_domain,
         "max_tokens": max_tokens,
@@ -146,6 +148,7 @@ pub fn record_evaluation(
         "named_copy_bias": named_copy_bias,
         "copy_confidence": copy_confidence,
         "loop_guard": loop_guard,
+        "copy_sources": copy_sources,
         "domains": evaluation,
         "command": "agentworld eval fidelity --model <dir>",
     });

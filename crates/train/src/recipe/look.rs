@@ -47,13 +47,19 @@ impl Looks<'_> {
             Err(e) => lines.push(format!("held-out probe at step {done} failed: {e}")),
         }
         if !self.generated.is_empty() {
-            let engine = Engine::from_model(
+            let mut engine = Engine::from_model(
                 m.clone(),
                 self.config.clone(),
                 self.tokenizer.clone(),
                 self.template.clone(),
                 device,
             );
+            // Where the copy may come from is the recipe's (a terminal copy is held to its
+            // screen); the card's other decoding settings are tuned after training.
+            engine.card = Some(agentworld_engine::ModelCard {
+                copy_sources_by_domain: self.recipe.copy_sources_by_domain.clone(),
+                ..Default::default()
+            });
             match evaluate(
                 &engine,
                 self.generated,

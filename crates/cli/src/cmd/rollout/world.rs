@@ -105,8 +105,12 @@ impl WorldModel for LocalWorld {
                     false,
                 )
             })?;
-        let (prompt, named) = agentworld_serve::request::encode_chat_prompt(info, &text)
-            .map_err(|e| fail(format!("tokenizing the prompt failed: {e}"), false))?;
+        let (prompt, marks) = agentworld_serve::request::encode_chat_prompt(
+            info,
+            &text,
+            agentworld_engine::NamedBias::Card,
+        )
+        .map_err(|e| fail(format!("tokenizing the prompt failed: {e}"), false))?;
         if prompt.len() >= info.max_model_len {
             return Err(fail(
                 format!(
@@ -133,7 +137,7 @@ impl WorldModel for LocalWorld {
         };
         let mut events = self
             .handle
-            .submit_named(prompt, params, named)
+            .submit_marked(prompt, params, Some(marks))
             .map_err(|e| fail(format!("local engine: {e}"), true))?;
         let collect = async move {
             let mut out = String::new();
