@@ -133,11 +133,12 @@ mod tests {
         assert_eq!(p.layer_types.len(), 4);
         assert_eq!((p.experts, p.experts_per_token), (8, 2));
         assert!(p.system_prompt(Domain::Web).contains("Web World Model"));
-        // The card's copy prior: 15 nats for Web and OS trees, 4 for Android (whose edits the
-        // model writes with more confidence), none for terminal screens.
+        // The card's copy prior: 15 nats for Web and OS trees and for terminal screens (held
+        // to the screen, `copy_sources_by_domain`), 4 for Android (whose edits the model
+        // writes with more confidence).
         assert_eq!(p.copy_bias(Domain::Web), 15.0);
         assert_eq!(p.copy_bias(Domain::Os), 15.0);
         assert_eq!(p.copy_bias(Domain::Android), 4.0);
-        assert_eq!(p.copy_bias(Domain::Terminal), 0.0);
+        assert_eq!(p.copy_bias(Domain::Terminal), 15.0);
     }
 }
