@@ -11,6 +11,11 @@ pub struct Printer {
     observation_to_stderr: bool,
     dim: bool,
     thinking_started: bool,
+    /// Newlines that ended the thinking so far, held back: shown only if more thinking
+    /// follows (the header of the block starts its own line).
+    held_newlines: usize,
+    /// Nothing of the block shown yet: its first newline (after the tag) is dropped.
+    block_fresh: bool,
 }
 
 impl Printer {
@@ -21,6 +26,8 @@ impl Printer {
             observation_to_stderr: json,
             dim: std::io::stderr().is_terminal(),
             thinking_started: false,
+            held_newlines: 0,
+            block_fresh: false,
         }
     }
 
@@ -51,9 +58,17 @@ impl Printer {
                     } else if self.dim {
                         let _ = write!(err, "\x1b[2m");
                     }
-                    let _ = write!(err, "{t}{}", if self.dim { "\x1b[0m" } else { "" });
+                    let body = t.trim_end_matches('\n');
+                    if !body.is_empty() {
+                        let held = "\n".repeat(std::mem::take(&mut self.held_newlines));
+                        let _ = write!(err, "{held}{body}");
+                    }
+                    self.held_newlines += t.len() - body.len();
+                    let _ = write!(err, "{}", if self.dim { "\x1b[0m" } else { "" });
                 }
                 ObservationEvent::BlockStart => {
+                    self.block_fresh = true;
+                    self.held_newlines = 0;
                     if self.thinking_started {
                         let _ = writeln!(err);
                         self.thinking_started = false;
@@ -68,7 +83,14 @@ impl Printer {
                         }
                     );
                 }
+                // Blank text between the reasoning and the block is layout, not output.
+                ObservationEvent::Outside(t) if t.trim().is_empty() => {}
                 ObservationEvent::Observation(t) | ObservationEvent::Outside(t) => {
+                    let t = if std::mem::take(&mut self.block_fresh) {
+                        t.strip_prefix('\n').unwrap_or(&t).to_string()
+                    } else {
+                        t
+                    };
                     if self.observation_to_stderr {
                         let _ = write!(err, "{t}");
                     } else {
