@@ -126,7 +126,8 @@ pub fn encode_prompt_marks(
         None => {}
         Some(None) => marks.sources = Some(Vec::new()),
         Some(Some(found)) => {
-            let ranges = agentworld_text::token_ranges(&offsets, &[found.state.clone()], true);
+            let ranges =
+                agentworld_text::token_ranges(&offsets, std::slice::from_ref(&found.state), true);
             let covered = ranges
                 .last()
                 .map_or(found.state.start, |r| offsets[r.end - 1].1)

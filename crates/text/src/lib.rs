@@ -17,4 +17,4 @@ pub use chat_template::{
 };
 pub use error::{Error, Result};
 pub use generation_config::GenerationConfig;
-pub use tokenizer::{DecodeStream, Tokenizer, token_ranges};
+pub use tokenizer::{DecodeStream, TokenOffsets, Tokenizer, token_ranges};

@@ -23,6 +23,10 @@ pub const DEFAULT_KEPT_TOKENS: [&str; 4] = ["<think>", "</think>", "<tool_call>"
 /// `<|endoftext|>` ends a document).
 pub const DEFAULT_STOP_TOKENS: [&str; 2] = ["<|im_end|>", "<|endoftext|>"];
 
+/// Each token's byte offsets `(start, end)` in the text it was encoded from
+/// ([`Tokenizer::encode_with_offsets`]).
+pub type TokenOffsets = Vec<(usize, usize)>;
+
 /// A `tokenizer.json` tokenizer plus the set of ids treated as special when decoding.
 #[derive(Debug, Clone)]
 pub struct Tokenizer {
@@ -124,7 +128,7 @@ impl Tokenizer {
     ///
     /// # Errors
     /// [`Error::Tokenizer`] if the tokenizer pipeline fails.
-    pub fn encode_with_offsets(&self, text: &str) -> Result<(Vec<u32>, Vec<(usize, usize)>)> {
+    pub fn encode_with_offsets(&self, text: &str) -> Result<(Vec<u32>, TokenOffsets)> {
         let encoding = self.inner.encode(text, false)?;
         Ok((encoding.get_ids().to_vec(), encoding.get_offsets().to_vec()))
     }

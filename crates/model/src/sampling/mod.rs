@@ -422,6 +422,7 @@ mod tests {
     /// A repeat is banned once the output holds a span as often as the prompt does, and not
     /// before: copying the prompt's repeats stays allowed.
     #[test]
+    #[allow(clippy::single_range_in_vec_init)] // lists of spans, some of one
     fn the_loop_guard_bans_a_repeat_beyond_the_prompts() {
         // The prompt holds 1 2 3 twice; the model would write 1 2 3 for ever (vocab 5, 4 ends).
         let mut s = Sampler::new(SamplingParams::greedy())

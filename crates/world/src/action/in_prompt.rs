@@ -203,7 +203,9 @@ mod tests {
             None,
         )]);
         assert_eq!(
-            copy_sources_in_prompt(&typing, Domain::Terminal).unwrap().echo,
+            copy_sources_in_prompt(&typing, Domain::Terminal)
+                .unwrap()
+                .echo,
             " ech"
         );
         assert_eq!(

@@ -162,6 +162,7 @@ fn a_lost_copy_resumes_near_its_last_place() {
 /// With sources the copy starts at their top on their first token, never leaves them, and
 /// ends where they end: the echo follows, then the prior is off.
 #[test]
+#[allow(clippy::single_range_in_vec_init)] // lists of spans, some of one
 fn sources_bound_the_copy() {
     // An earlier screen 1 2 5 | 1 3 (positions 0..5), then the current one 1 2 5 | 1 3 5 | 1
     // (positions 6..13, the source), then a stop token 7.
