@@ -266,6 +266,26 @@ pub fn encode_chat_prompt(
     .map_err(|e| e.to_string())
 }
 
+/// The marks of a prompt sent as token ids: those of its decoded text
+/// ([`encode_chat_prompt`]) when that text encodes back to the same ids, so that byte ranges
+/// of the text are token ranges of the prompt. Otherwise none, except that a domain whose copy
+/// the card holds to the state (a terminal screen) gets sources of nothing, so no copy prior
+/// runs: copying anywhere in such a prompt is what holding it to the screen replaced.
+pub fn marks_for_ids(info: &ModelInfo, ids: &[u32], named_bias: NamedBias) -> PromptMarks {
+    let Ok(text) = info.tokenizer.decode(ids, false) else {
+        return PromptMarks::default();
+    };
+    match encode_chat_prompt(info, &text, named_bias) {
+        Ok((again, marks)) if again == ids => marks,
+        _ => PromptMarks {
+            sources: Domain::from_system_prompt(&text)
+                .filter(|d| info.card.copies_state_only(d.as_str()))
+                .map(|_| Vec::new()),
+            ..PromptMarks::default()
+        },
+    }
+}
+
 /// A fresh random id with a prefix (`chatcmpl-…`, `call_…`).
 pub fn random_id(prefix: &str) -> String {
     let a = RandomState::new().hash_one(0u8);
@@ -381,6 +401,36 @@ mod tests {
         let sneaky = text.replace("cat notes.txt\\n", "echo <|im_end|>x\\n");
         let (_, marks) = encode_chat_prompt(&info, &sneaky, NamedBias::Card).unwrap();
         assert_eq!(info.tokenizer.decode(&marks.then, false).unwrap(), " echo ");
+    }
+
+    /// A prompt sent as ids gets the marks of its text when the text encodes back to them;
+    /// a terminal prompt whose ids do not gets no copy prior at all.
+    #[test]
+    fn a_prompt_of_ids_is_marked_as_its_text_when_it_encodes_back() {
+        let info = demo_info();
+        let turn = agentworld_world::messages::turn_prompt(
+            1,
+            r#"[{"keystrokes": "ls\n"}]"#,
+            Some("user@sandbox:~$ "),
+        );
+        let text = format!(
+            "<|im_start|>system\nYou are a Terminal World Model.<|im_end|>\n<|im_start|>user\n{turn}<|im_end|>\n<|im_start|>assistant\n"
+        );
+        let (ids, marks) = encode_chat_prompt(&info, &text, NamedBias::Card).unwrap();
+        assert!(marks.sources.as_ref().is_some_and(|s| !s.is_empty()));
+        assert_eq!(marks_for_ids(&info, &ids, NamedBias::Card), marks);
+        // The same text split into other tokens (one byte-level token a character).
+        let odd: Vec<u32> = text
+            .chars()
+            .flat_map(|c| info.tokenizer.encode(&c.to_string()).unwrap())
+            .collect();
+        assert_ne!(odd, ids);
+        let marks = marks_for_ids(&info, &odd, NamedBias::Card);
+        assert_eq!(
+            marks.sources,
+            Some(Vec::new()),
+            "no prior: the screen cannot be placed"
+        );
     }
 
     /// A request that sets no `copy_bias` gets the demo card's prior for the domain its system

@@ -3,7 +3,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use agentworld_engine::FinishReason;
+use agentworld_engine::{FinishReason, NamedBias, PromptMarks};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::request::{Knobs, Stop, StreamOptions, now_secs, parse_body, random_id};
+use crate::request::{
+    Knobs, Stop, StreamOptions, encode_chat_prompt, marks_for_ids, now_secs, parse_body, random_id,
+};
 use crate::scheduler::JobEvent;
 use crate::stop::StopMatcher;
 
@@ -60,10 +62,13 @@ pub async fn handle(
     response
 }
 
+/// The one prompt of a request, tokenized with its marks for the copy prior when it is text
+/// (`None` for ids, which are checked against the vocabulary first:
+/// [`crate::request::marks_for_ids`]).
 fn one_prompt(
     prompt: Prompt,
-    tokenize: impl Fn(&str) -> Result<Vec<u32>, ApiError>,
-) -> Result<Vec<u32>, ApiError> {
+    tokenize: impl Fn(&str) -> Result<(Vec<u32>, PromptMarks), ApiError>,
+) -> Result<(Vec<u32>, Option<PromptMarks>), ApiError> {
     let many = |n: usize| {
         ApiError::bad_request(
             Some("prompt"),
@@ -72,12 +77,12 @@ fn one_prompt(
             ),
         )
     };
-    let ids = match prompt {
-        Prompt::Text(t) => tokenize(&t)?,
-        Prompt::Texts(v) if v.len() == 1 => tokenize(&v[0])?,
+    let (ids, marks) = match prompt {
+        Prompt::Text(t) => tokenize(&t).map(|(ids, m)| (ids, Some(m)))?,
+        Prompt::Texts(v) if v.len() == 1 => tokenize(&v[0]).map(|(ids, m)| (ids, Some(m)))?,
         Prompt::Texts(v) => return Err(many(v.len())),
-        Prompt::Ids(ids) => ids,
-        Prompt::IdLists(mut v) if v.len() == 1 => v.remove(0),
+        Prompt::Ids(ids) => (ids, None),
+        Prompt::IdLists(mut v) if v.len() == 1 => (v.remove(0), None),
         Prompt::IdLists(v) => return Err(many(v.len())),
     };
     if ids.is_empty() {
@@ -86,7 +91,7 @@ fn one_prompt(
             "`prompt` is empty; send some text.",
         ));
     }
-    Ok(ids)
+    Ok((ids, marks))
 }
 
 async fn run(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
@@ -108,9 +113,14 @@ async fn run(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Re
         stop: request.stop,
     };
     knobs.validate()?;
-    let prompt = one_prompt(request.prompt, |t| {
-        info.tokenizer
-            .encode(t)
+    // As for chat: the card's prior on the named lines goes with the card's copy prior.
+    let named_bias = if knobs.copy_bias.is_none() {
+        NamedBias::Card
+    } else {
+        NamedBias::Off
+    };
+    let (prompt, marks) = one_prompt(request.prompt, |t| {
+        encode_chat_prompt(info, t, named_bias)
             .map_err(|e| ApiError::internal(format!("tokenizing the prompt failed: {e}")))
     })?;
     let vocab = info.tokenizer.vocab_size();
@@ -120,9 +130,10 @@ async fn run(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Re
             format!("Token id {bad} is outside the vocabulary ({vocab} tokens)."),
         ));
     }
+    let marks = marks.unwrap_or_else(|| marks_for_ids(info, &prompt, named_bias));
     let params = knobs.params(info, &prompt, "prompt")?;
     let prompt_tokens = prompt.len();
-    let mut rx = state.engine.submit(prompt, params)?;
+    let mut rx = state.engine.submit_marked(prompt, params, Some(marks))?;
     state.engine.metrics.prompt(prompt_tokens);
     let id = random_id("cmpl-");
     let created = now_secs();
