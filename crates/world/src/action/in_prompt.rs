@@ -20,8 +20,9 @@ use crate::messages::OBSERVATION_MARKER;
 use crate::state::terminal::PromptLine;
 
 const ACTION: &str = "**Action:**\n```json\n";
-const STATE: &str = "**Current State:**\n";
+const STATE: &str = "**Current State:**";
 const USER_TURN: &str = "<|im_start|>user";
+const ASSISTANT_TURN: &str = "<|im_start|>assistant";
 const END_OF_TURN: &str = "<|im_end|>";
 const BLOCK_OPEN: &str = "<predicted_observation>";
 const BLOCK_CLOSE: &str = "</predicted_observation>";
@@ -53,17 +54,28 @@ pub fn state_in_prompt(prompt: &str) -> Option<PromptState> {
         .find(END_OF_TURN)
         .map_or(prompt.len(), |i| after + i);
     let start = match prompt[after..turn_end].find(STATE) {
+        // A template that trims its messages drops the newline after an empty state.
         Some(i) => after + i + STATE.len(),
         None => {
-            let before = &prompt[..turn.unwrap_or(a)];
-            let marker = before
+            // The previous observation: in the last assistant turn before this one (a system
+            // prompt that names the block is not an observation); without ChatML, anywhere
+            // before the action.
+            let before = match turn {
+                Some(t) => {
+                    let from = prompt[..t].rfind(ASSISTANT_TURN)?;
+                    from..t
+                }
+                None => 0..a,
+            };
+            let region = &prompt[before.clone()];
+            let marker = region
                 .rfind(OBSERVATION_MARKER)
                 .map(|i| i + OBSERVATION_MARKER.len());
-            let block = before.rfind(BLOCK_OPEN).map(|i| i + BLOCK_OPEN.len());
-            let s = marker.max(block)?;
-            s + usize::from(prompt[s..].starts_with('\n'))
+            let block = region.rfind(BLOCK_OPEN).map(|i| i + BLOCK_OPEN.len());
+            before.start + marker.max(block)?
         }
     };
+    let start = start + usize::from(prompt[start..].starts_with('\n'));
     let end = [END_OF_TURN, BLOCK_CLOSE]
         .iter()
         .filter_map(|m| prompt[start..].find(m))
@@ -119,13 +131,13 @@ pub fn copy_sources_in_prompt(prompt: &str, domain: Domain) -> Option<CopySource
         let keys = super::terminal::parse(&prompt[found.action.clone()])
             .ok()
             .and_then(|a| a.batches.into_iter().next())
-            .filter(|b| !b.is_control_key())
+            .filter(|b| !b.is_key_name())
             .map(|b| b.keys);
         if let (true, Some(keys)) = (waiting, keys) {
             let line = keys.split(['\n', '\r']).next().unwrap_or("");
             // Enter moves the screen to the next line.
             let enter = if line.len() < keys.len() { "\n" } else { "" };
-            if !line.is_empty() {
+            if !line.is_empty() || !enter.is_empty() {
                 echo = format!("{blank}{line}{enter}");
             }
         }
@@ -181,6 +193,25 @@ mod tests {
                 .echo,
             ""
         );
+        for keys in ["Escape", "Up", "M-x"] {
+            let key = chatml(&[(
+                &turn_prompt(1, &format!(r#"[{{"keystrokes": "{keys}"}}]"#), Some(SCREEN)),
+                None,
+            )]);
+            let echo = copy_sources_in_prompt(&key, Domain::Terminal).unwrap().echo;
+            assert_eq!(echo, "", "a tmux key name is not text ({keys})");
+        }
+        // Enter alone moves to the next line.
+        let enter = chatml(&[(
+            &turn_prompt(1, r#"[{"keystrokes": "\n"}]"#, Some(SCREEN)),
+            None,
+        )]);
+        assert_eq!(
+            copy_sources_in_prompt(&enter, Domain::Terminal)
+                .unwrap()
+                .echo,
+            " \n"
+        );
         let pager = chatml(&[(&turn_prompt(1, action, Some("line 1\nline 2\n:")), None)]);
         let s = copy_sources_in_prompt(&pager, Domain::Terminal).unwrap();
         assert_eq!(
@@ -234,6 +265,20 @@ mod tests {
             assert_eq!(prompt[found.state].trim_end(), next.trim_end(), "{answer}");
             assert_eq!(&prompt[found.action], action2);
         }
+        // No state in the turn and no observation before it: none, even where the system
+        // prompt names the block; an empty state a template trimmed is an empty state.
+        let system = "<|im_start|>system\nWrite one <predicted_observation> block.<|im_end|>\n";
+        let bare = format!(
+            "{system}<|im_start|>user\n{}<|im_end|>\n",
+            turn_prompt(1, action2, None)
+        );
+        assert_eq!(state_in_prompt(&bare), None);
+        let trimmed = format!(
+            "{system}<|im_start|>user\n{}<|im_end|>\n",
+            turn_prompt(1, action2, Some("")).trim_end()
+        );
+        let found = state_in_prompt(&trimmed).unwrap();
+        assert!(found.state.is_empty(), "{:?}", &trimmed[found.state]);
         // A screen that shows an action fence: the action is the turn's own, the first fence.
         let shown = format!("user@sandbox:~$ cat t.md\n{ACTION}[]\n```\nuser@sandbox:~$ ");
         let prompt = chatml(&[(&turn_prompt(1, action1, Some(&shown)), None)]);

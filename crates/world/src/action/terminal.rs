@@ -22,11 +22,32 @@ pub struct Keystrokes {
     pub duration: f64,
 }
 
+/// tmux's names for keys that are not text (tmux(1), "KEY BINDINGS"), as `send-keys` takes them.
+const KEY_NAMES: [&str; 34] = [
+    "Up", "Down", "Left", "Right", "BSpace", "BTab", "DC", "End", "Enter", "Escape", "Home", "IC",
+    "NPage", "PageDown", "PgDn", "PPage", "PageUp", "PgUp", "Space", "Tab", "F1", "F2", "F3", "F4",
+    "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12", "Delete", "Insert",
+];
+
 impl Keystrokes {
-    /// Whether the batch is a tmux control key (`C-c`, `C-d`, `M-x`, …) rather than text.
-    pub fn is_control_key(&self) -> bool {
-        let k = self.keys.as_bytes();
-        k.len() >= 3 && matches!(k[0], b'C' | b'M' | b'S') && k[1] == b'-'
+    /// Whether the whole batch is one tmux key rather than text: a key name (`Escape`, `Up`,
+    /// `Enter`, `F5`, …; case ignored, as tmux does) or a character or key name under
+    /// modifiers (`C-c`, `M-x`, `C-S-Left`, `^D`). tmux sends such a batch as that key, so the
+    /// shell echoes nothing of its text.
+    pub fn is_key_name(&self) -> bool {
+        let mut rest = self.keys.as_str();
+        let mut modified = false;
+        loop {
+            let next = ["C-", "M-", "S-", "^"]
+                .iter()
+                .find_map(|m| rest.strip_prefix(m).filter(|r| !r.is_empty()));
+            match next {
+                Some(r) => (rest, modified) = (r, true),
+                None => break,
+            }
+        }
+        (modified && rest.chars().count() == 1)
+            || KEY_NAMES.iter().any(|k| k.eq_ignore_ascii_case(rest))
     }
 }
 
@@ -144,14 +165,29 @@ mod tests {
         assert_eq!(a.batches[0].keys, "ls\n");
         assert_eq!(a.batches[0].duration, 0.5);
         assert_eq!(a.batches[1].duration, 1.0);
-        assert!(a.batches[1].is_control_key());
-        assert!(!a.batches[0].is_control_key());
+        assert!(a.batches[1].is_key_name());
+        assert!(!a.batches[0].is_key_name());
         assert!(
             parse(r#"[{"keystrokes": "C-d", "duration": 0}]"#)
                 .unwrap()
                 .batches[0]
-                .is_control_key()
+                .is_key_name()
         );
+        let key = |k: &str| {
+            Keystrokes {
+                keys: k.into(),
+                duration: 1.0,
+            }
+            .is_key_name()
+        };
+        for k in [
+            "Escape", "Up", "enter", "F5", "C-S-Left", "M-x", "^D", "BSpace",
+        ] {
+            assert!(key(k), "{k}");
+        }
+        for k in ["C-xyz rest\n", "Upgrade", "C-", "ls", "", "^"] {
+            assert!(!key(k), "{k}");
+        }
         assert!(parse("[]").unwrap().is_done());
         assert_eq!(parse(r#""""#).unwrap().batches[0].keys, "");
         assert_eq!(
