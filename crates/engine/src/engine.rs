@@ -211,7 +211,8 @@ impl<B: Backend> Engine<B> {
     /// the observation's opening tag are written for the model). The card's
     /// `copy_confidence` gates the prior; without a prior, its `loop_guard` sets a
     /// [`LoopGuard`] on the output after the reasoning. With both tags as single tokens, the
-    /// end of the turn follows `</predicted_observation>` (after the reasoning) in every case.
+    /// end of the turn follows `</predicted_observation>` (after the reasoning) in every case,
+    /// and a turn that would end inside an open block closes it first.
     /// `marks` ([`PromptMarks`]): the lines of the state the action names, copied under their
     /// own bias ([`CopyPrior::named`], with [`CopyPrior::line_breaks`]), and the state the copy
     /// is held to ([`CopyPrior::sources`], then [`CopyPrior::then`]; the loop guard then runs
@@ -262,8 +263,11 @@ impl<B: Backend> Engine<B> {
             .token_to_id("<|im_end|>")
             .filter(|id| self.stop_ids.contains(id));
         if let (Some(close), Some(end)) = (observation_close, end_of_turn) {
-            // One block a turn: the turn ends where the block does.
+            // One block a turn: the turn ends where the block does, and not inside it.
             sampler = sampler.with_end_after(think_close, close, end);
+            if let Some(open) = self.tokenizer.token_to_id(OBSERVATION_OPEN) {
+                sampler = sampler.closing_open_block(open);
+            }
         }
         let sources = marks.and_then(|m| m.sources.as_deref());
         let guard = self.card.as_ref().and_then(|c| c.loop_guard).map(|n| {
@@ -302,6 +306,10 @@ impl<B: Backend> Engine<B> {
         if let (Some(m), Some(sources)) = (marks, sources) {
             // The copy ends with the state; what the model writes after it is guarded.
             prior = prior.sources(sources).then(&m.then);
+            if let Ok(open) = self.tokenizer.encode(&format!("{OBSERVATION_OPEN}\n")) {
+                // The state is copied from its first token on, once its block opens.
+                prior = prior.opened_by(&open);
+            }
             if let Some(guard) = guard {
                 sampler = sampler.with_loop_guard(guard);
             }

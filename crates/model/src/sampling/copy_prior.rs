@@ -58,6 +58,10 @@ pub struct CopyPrior {
     then: Vec<u32>,
     /// How many of `then` have been picked, while they are being picked.
     echoing: Option<usize>,
+    /// [`Self::opened_by`]: the tokens that open the block the sources are copied into.
+    opening: Vec<u32>,
+    /// The block has just opened: the sources' first token continues it.
+    at_top: bool,
 }
 
 impl CopyPrior {
@@ -93,7 +97,20 @@ impl CopyPrior {
             source_start: None,
             then: Vec::new(),
             echoing: None,
+            opening: Vec::new(),
+            at_top: false,
         }
+    }
+
+    /// With [`Self::sources`], the tokens that open the block the state is copied into
+    /// (`<predicted_observation>` and its newline): once the output ends with them, before the
+    /// copy is placed, the sources' first token is favoured, and picking it places the copy at
+    /// their top. Without it the first token was the model's alone, and a screen unlike the
+    /// training screens lost its first characters (`[user@host dir]$` came back as
+    /// `RootWebAreauser@host dir]$`).
+    pub fn opened_by(mut self, tokens: &[u32]) -> Self {
+        self.opening = tokens.to_vec();
+        self
     }
 
     /// The copy follows only prompt positions in `ranges` (token indices, `[start, end)`: the
@@ -247,6 +264,15 @@ impl CopyPrior {
             }
             return;
         }
+        if std::mem::take(&mut self.at_top)
+            && let Some(s0) = self.source_start
+            && self.prompt[s0] == token
+        {
+            self.picked.push(token);
+            (self.at, self.last) = (Some(s0), Some(s0));
+            self.copied[s0] = true;
+            return;
+        }
         if let Some(k) = self.echoing {
             match self.then.get(k) {
                 Some(&t) if t == token && k + 1 < self.then.len() => self.echoing = Some(k + 1),
@@ -276,6 +302,14 @@ impl CopyPrior {
         }
         self.closing = 0;
         self.picked.push(token);
+        if self.source_start.is_some()
+            && self.last.is_none()
+            && !self.opening.is_empty()
+            && self.picked.ends_with(&self.opening)
+        {
+            self.at_top = true;
+            return;
+        }
         let next = self.at.map(|a| a + 1);
         let left_named = next.is_some_and(|n| {
             self.named.get(n) == Some(&true) && self.prompt.get(n) != Some(&token)
@@ -316,6 +350,9 @@ impl CopyPrior {
     /// The token that continues the copy, if the output is copying: the prompt's next token,
     /// or the next of the close tokens ([`Self::closed_by`]) where that is a stop token.
     pub fn continuation(&self) -> Option<u32> {
+        if self.at_top {
+            return self.source_start.map(|s0| self.prompt[s0]);
+        }
         if let Some(k) = self.echoing {
             return self.then.get(k).copied();
         }

@@ -88,6 +88,10 @@ struct EndAfter {
     tag: u32,
     end: u32,
     armed: bool,
+    /// [`Sampler::closing_open_block`]: the tag that opens the block.
+    open: Option<u32>,
+    /// The block is open (its opening tag picked after the gate, its close not yet).
+    inside: bool,
 }
 
 /// What [`Sampler::with_thinking_budget`] keeps: the tokens forced when the budget runs out
@@ -148,7 +152,21 @@ impl Sampler {
             tag,
             end,
             armed: false,
+            open: None,
+            inside: false,
         });
+        self
+    }
+
+    /// With [`Sampler::with_end_after`], a block opened by `open` (after the gate) is closed
+    /// before the turn ends: where the model picks the end of the turn inside it, `tag` (the
+    /// close) is written in its place, then the end. After a copy of a terminal screen the
+    /// demo model sometimes ended its turn inside the block, an output the benchmark's parser
+    /// does not read as one closed block.
+    pub fn closing_open_block(mut self, open: u32) -> Self {
+        if let Some(e) = &mut self.end_after {
+            e.open = Some(open);
+        }
         self
     }
 
@@ -278,6 +296,14 @@ impl Sampler {
             // Closed by the model, or everything forced is out.
             self.budget = None;
         }
+        if forced.is_none()
+            && let Some(e) = &self.end_after
+            && e.inside
+            && token == e.end
+        {
+            // The turn ends inside the block: close the block first.
+            token = e.tag;
+        }
         if let Some(copy) = &mut self.copy {
             copy.push(token);
         }
@@ -291,7 +317,9 @@ impl Sampler {
             if e.gate == Some(token) {
                 e.gate = None;
             } else if e.gate.is_none() && token == e.tag {
-                e.armed = true;
+                (e.armed, e.inside) = (true, false);
+            } else if e.gate.is_none() && e.open == Some(token) {
+                e.inside = true;
             }
         }
         token
@@ -476,6 +504,24 @@ mod tests {
             [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3],
             "the copy, then the model's own spans as often as the prompt has them"
         );
+        // The turn ending inside the block (opened by 3) closes the block first.
+        let end = [0.0, 0.0, 0.0, 0.0, 0.0, 9.0];
+        let mut s = Sampler::new(SamplingParams::greedy())
+            .with_end_after(Some(0), 4, 5)
+            .closing_open_block(3);
+        assert_eq!(s.sample(&end), 5, "in the reasoning, not touched");
+        let mut s = Sampler::new(SamplingParams::greedy())
+            .with_end_after(Some(0), 4, 5)
+            .closing_open_block(3);
+        assert_eq!(s.sample(&[9.0, 0.0, 0.0, 0.0, 0.0, 0.0]), 0);
+        assert_eq!(s.sample(&end), 5, "no block open yet");
+        let mut s = Sampler::new(SamplingParams::greedy())
+            .with_end_after(Some(0), 4, 5)
+            .closing_open_block(3);
+        assert_eq!(s.sample(&[9.0, 0.0, 0.0, 0.0, 0.0, 0.0]), 0);
+        assert_eq!(s.sample(&[0.0, 0.0, 0.0, 9.0, 0.0, 0.0]), 3, "opens");
+        assert_eq!(s.sample(&end), 4, "closed first");
+        assert_eq!(s.sample(&[0.0, 9.0, 0.0, 0.0, 0.0, 0.0]), 5, "then the end");
         // A guard bans nothing inside the reasoning (before the gate).
         let mut g = LoopGuard::new(&[], 2).after(0);
         [1, 1, 1].into_iter().for_each(|t| g.push(t));

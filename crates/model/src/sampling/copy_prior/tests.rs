@@ -214,6 +214,28 @@ fn sources_bound_the_copy() {
         Some(9),
         "the earlier screen, without sources"
     );
+    // Opened by 50 51, the top is asked for at once; another first token is the model's.
+    let mut opened = prior().opened_by(&[50, 51]);
+    for t in [50, 51] {
+        assert_eq!(opened.continuation(), None);
+        opened.push(t);
+    }
+    assert_eq!(
+        opened.continuation(),
+        Some(1),
+        "the top, once the block opens"
+    );
+    opened.push(1);
+    assert_eq!(opened.continuation(), Some(2));
+    let mut other = prior().opened_by(&[50, 51]);
+    for t in [50, 51, 3] {
+        other.push(t);
+    }
+    assert_eq!(
+        other.continuation(),
+        None,
+        "not placed by a token off the top"
+    );
     // Without sources the first token alone places nothing.
     let mut whole = CopyPrior::new(&prompt, &[7]);
     whole.push(1);
