@@ -16,6 +16,8 @@ pub struct Printer {
     held_newlines: usize,
     /// Nothing of the block shown yet: its first newline (after the tag) is dropped.
     block_fresh: bool,
+    /// What went to stdout ends a line (or nothing went there).
+    stdout_line_ended: bool,
 }
 
 impl Printer {
@@ -28,6 +30,7 @@ impl Printer {
             thinking_started: false,
             held_newlines: 0,
             block_fresh: false,
+            stdout_line_ended: true,
         }
     }
 
@@ -37,14 +40,19 @@ impl Printer {
         self.show(events);
     }
 
-    /// Flushes what is held back.
+    /// Flushes what is held back, and ends stdout's last line if the output left it open.
     pub fn finish(&mut self) {
         let events = self.stream.finish();
         self.show(events);
         if self.thinking_started {
             self.thinking_started = false;
         }
-        let _ = std::io::stdout().flush();
+        let mut out = std::io::stdout().lock();
+        if !self.stdout_line_ended {
+            let _ = writeln!(out);
+            self.stdout_line_ended = true;
+        }
+        let _ = out.flush();
     }
 
     fn show(&mut self, events: Vec<ObservationEvent>) {
@@ -93,10 +101,11 @@ impl Printer {
                     };
                     if self.observation_to_stderr {
                         let _ = write!(err, "{t}");
-                    } else {
+                    } else if !t.is_empty() {
                         let mut out = std::io::stdout().lock();
                         let _ = write!(out, "{t}");
                         let _ = out.flush();
+                        self.stdout_line_ended = t.ends_with('\n');
                     }
                 }
                 ObservationEvent::BlockEnd => {

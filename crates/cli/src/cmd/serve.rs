@@ -44,7 +44,7 @@ pub struct Args {
     served_model_name: Option<String>,
     /// The web playground to serve at `/` (the output of `trunk build` in web/). Default:
     /// web/dist of this checkout when it has been built; `--web-dir ''` serves none.
-    #[arg(long)]
+    #[arg(long, value_parser = any_path)]
     web_dir: Option<PathBuf>,
 }
 
@@ -155,4 +155,10 @@ pub fn run(args: Args) -> Result<()> {
         agentworld_serve::serve_router(listener, router, shutdown).await?;
         Ok(())
     })
+}
+
+/// A path as given, the empty one included (clap's own path parser refuses `''`, which
+/// `--web-dir` takes for "serve no playground").
+fn any_path(text: &str) -> Result<PathBuf, std::convert::Infallible> {
+    Ok(PathBuf::from(text))
 }

@@ -444,8 +444,6 @@ fn finish(request: &Request, output: &Output) -> Result<()> {
             "seconds": output.secs,
         });
         println!("{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        println!();
     }
     Ok(())
 }
