@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 /// The repository root this binary was built from.
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Shown in messages: `/src/agentworld`, not `/src/agentworld/crates/cli/../..`.
+    root.canonicalize().unwrap_or(root)
 }
 
 /// The demo model shipped in the repository (`AGENTWORLD_MODEL` overrides it).
