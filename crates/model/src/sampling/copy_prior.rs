@@ -381,6 +381,10 @@ impl CopyPrior {
             // it would lose the copy's place there and run on into the state's last lines.
             return true;
         }
+        if self.echoing.is_some() || self.at.is_some_and(|a| self.ends_source(a)) {
+            // The echo ([`Self::then`]) is the keys as typed: nothing for the model to weigh.
+            return true;
+        }
 
         let top = argmax(logits) as usize;
         if top == continuation as usize {

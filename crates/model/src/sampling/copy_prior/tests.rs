@@ -214,6 +214,16 @@ fn sources_bound_the_copy() {
         Some(9),
         "the earlier screen, without sources"
     );
+    // Gated, the echo is taken outright however sure the model is of something else.
+    let mut gated = prior().outright_below(0.5);
+    for t in [1, 2, 5, 1, 3, 5, 1] {
+        gated.push(t);
+    }
+    let mut sure = [0.0f32; 64];
+    sure[9] = 20.0;
+    assert!(gated.takes_outright(&sure, 40), "the echo's first token");
+    gated.push(40);
+    assert!(gated.takes_outright(&sure, 41), "and the rest of it");
     // Opened by 50 51, the top is asked for at once; another first token is the model's.
     let mut opened = prior().opened_by(&[50, 51]);
     for t in [50, 51] {
