@@ -253,9 +253,13 @@ impl<B: Backend> Engine<B> {
                 .filter_map(|t| self.tokenizer.token_to_id(t))
                 .chain(self.stop_ids.iter().copied())
                 .collect();
+            // One reasoning an output: its close is not written twice. (With the budget
+            // only: a sampler that watches every token reads the logits back, which a
+            // greedy run of a checkpoint without a card need not.)
             sampler = sampler
                 .with_thinking_budget(&forced, budget)
-                .closing_before(&answer);
+                .closing_before(&answer)
+                .at_most_once(close);
         }
         let observation_close = self.tokenizer.token_to_id(OBSERVATION_CLOSE);
         let end_of_turn = self

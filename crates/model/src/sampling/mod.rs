@@ -79,6 +79,8 @@ pub struct Sampler {
     end_after: Option<EndAfter>,
     /// [`Sampler::closing_before`].
     closing_before: Vec<u32>,
+    /// [`Sampler::at_most_once`]: the token, and whether it has been picked.
+    once: Option<(u32, bool)>,
 }
 
 /// What [`Sampler::with_end_after`] keeps.
@@ -126,7 +128,16 @@ impl Sampler {
             loop_guard: None,
             end_after: None,
             closing_before: Vec::new(),
+            once: None,
         }
+    }
+
+    /// `token` is never picked a second time (the reasoning's close, `</think>`: an output
+    /// has one reasoning, and a second close, which the demo model wrote at temperature 1,
+    /// leaves reasoning in the answer).
+    pub fn at_most_once(mut self, token: u32) -> Self {
+        self.once = Some((token, false));
+        self
     }
 
     /// With a thinking budget ([`Sampler::with_thinking_budget`]), a token of `tokens` picked
@@ -212,6 +223,7 @@ impl Sampler {
     /// prior, and no thinking budget still open (it must see every token).
     pub fn is_greedy(&self) -> bool {
         self.copy.is_none()
+            && self.once.is_none()
             && self.budget.is_none()
             && self.loop_guard.is_none()
             && self.end_after.is_none()
@@ -236,11 +248,14 @@ impl Sampler {
             None => None,
         };
         let forced = forced.or(self.end_after.filter(|e| e.armed).map(|e| e.end));
-        let banned = self
+        let mut banned = self
             .loop_guard
             .as_ref()
             .map(LoopGuard::banned)
             .unwrap_or_default();
+        if let Some((t, true)) = self.once {
+            banned.push(t);
+        }
         let guarded;
         let logits = if banned.is_empty() {
             logits
@@ -303,6 +318,9 @@ impl Sampler {
         {
             // The turn ends inside the block: close the block first.
             token = e.tag;
+        }
+        if let Some((t, seen)) = &mut self.once {
+            *seen |= *t == token;
         }
         if let Some(copy) = &mut self.copy {
             copy.push(token);
@@ -576,6 +594,15 @@ mod tests {
         assert_eq!(s.sample(&[0.0, 0.0, 0.0, 0.0, 9.0]), 3);
         let mut plain = Sampler::new(SamplingParams::greedy()).closing_before(&[2, 4]);
         assert_eq!(plain.sample(&opens), 2);
+    }
+
+    #[test]
+    fn a_token_allowed_once_is_not_picked_again() {
+        let mut s = Sampler::new(SamplingParams::greedy()).at_most_once(2);
+        assert!(!s.is_greedy(), "it must see every token");
+        assert_eq!(s.sample(&[0.0, 0.0, 9.0]), 2);
+        assert_eq!(s.sample(&[0.0, 1.0, 9.0]), 1, "the next best");
+        assert_eq!(s.sample(&[5.0, 1.0, 9.0]), 0);
     }
 
     #[test]
