@@ -197,8 +197,10 @@ impl Ctx {
             sent_state,
             prompt,
         }));
-        // The demo model's copy prior for this domain (its card's), in the browser or on an
-        // `agentworld serve` of it; other models decode as their server decides.
+        // The demo model's copy prior for this domain (its card's) in the browser. A server
+        // decodes as its model's card says: `agentworld serve` of the demo model applies the
+        // same prior, and more that a request's own `copy_bias` would turn off (the lines the
+        // action names), so none is sent there.
         let sampling = Sampling {
             temperature: ctx.temperature.get_untracked(),
             max_tokens: ctx.max_tokens.get_untracked(),
@@ -219,6 +221,10 @@ impl Ctx {
         };
         spawn_local(async move {
             let mut failed: Option<String> = None;
+            let sampling = Sampling {
+                copy_bias: None,
+                ..sampling
+            };
             let result =
                 remote::stream_chat(&target, &messages, sampling, signal.as_ref(), |e| match e {
                     Event::Thinking(t) => ctx.thinking.update(|s| s.push_str(&t)),
