@@ -162,7 +162,10 @@ impl Tokenizer {
     /// Whether the id is an added token (`<|im_end|>`, `<think>`, kept or not): text that
     /// spells one in a prompt becomes it.
     pub fn is_added(&self, id: u32) -> bool {
-        self.inner.get_added_tokens_decoder().contains_key(&id)
+        self.inner
+            .get_added_vocabulary()
+            .simple_id_to_token(id)
+            .is_some()
     }
 
     /// The id of a token, if it is in the vocabulary.

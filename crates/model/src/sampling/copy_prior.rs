@@ -125,13 +125,7 @@ impl CopyPrior {
     /// end it closed the block where the old screen ended, before the new lines. Ranges past
     /// the prompt are cut; no range at all leaves the whole prompt copyable.
     pub fn sources(mut self, ranges: &[std::ops::Range<usize>]) -> Self {
-        let mut source = vec![false; self.prompt.len()];
-        for r in ranges {
-            let end = r.end.min(self.prompt.len());
-            for flag in &mut source[r.start.min(end)..end] {
-                *flag = true;
-            }
-        }
+        let source = mask(self.prompt.len(), ranges);
         self.source_start = source.iter().position(|&f| f);
         self.source = if self.source_start.is_some() {
             source
@@ -207,13 +201,7 @@ impl CopyPrior {
     /// wrote 55% of the changed lines instead of 6%. Ranges past the prompt are cut; a bias
     /// that is not a number is 0.
     pub fn named(mut self, ranges: &[std::ops::Range<usize>], bias: f32) -> Self {
-        self.named = vec![false; self.prompt.len()];
-        for r in ranges {
-            let end = r.end.min(self.prompt.len());
-            for flag in &mut self.named[r.start.min(end)..end] {
-                *flag = true;
-            }
-        }
+        self.named = mask(self.prompt.len(), ranges);
         self.named_bias = if bias.is_nan() { 0.0 } else { bias };
         self
     }
@@ -448,6 +436,18 @@ impl CopyPrior {
         }
         best.map(|(_, _, i)| i)
     }
+}
+
+/// A flag for each of `len` prompt positions, set inside `ranges` (cut at `len`).
+fn mask(len: usize, ranges: &[std::ops::Range<usize>]) -> Vec<bool> {
+    let mut flags = vec![false; len];
+    for r in ranges {
+        let end = r.end.min(len);
+        for flag in &mut flags[r.start.min(end)..end] {
+            *flag = true;
+        }
+    }
+    flags
 }
 
 #[cfg(test)]
