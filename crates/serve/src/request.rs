@@ -99,6 +99,17 @@ pub struct Knobs {
 }
 
 impl Knobs {
+    /// The bonus on the lines an action names: the card's, unless the request sets its own
+    /// `copy_bias` (the card's prior on the named lines goes with the card's copy prior; the
+    /// card's sources stay, so a terminal copy is still held to its screen).
+    pub fn named_bias(&self) -> NamedBias {
+        if self.copy_bias.is_none() {
+            NamedBias::Card
+        } else {
+            NamedBias::Off
+        }
+    }
+
     /// Checks the fields that do not depend on the prompt.
     ///
     /// # Errors

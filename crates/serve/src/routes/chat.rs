@@ -3,7 +3,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use agentworld_engine::{FinishReason, NamedBias, PromptMarks};
+use agentworld_engine::{FinishReason, PromptMarks};
 use agentworld_text::RenderOptions;
 use agentworld_text::tool_calls::{ToolCall, ToolSchemas};
 use axum::body::Bytes;
@@ -119,13 +119,7 @@ fn prepare(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Chat
             format!("The chat template rejected the messages: {e}"),
         )
     })?;
-    // The card's prior on the named lines goes with the card's copy prior; a request's own
-    // `copy_bias` keeps the card's sources (a terminal copy is still held to its screen).
-    let named_bias = if knobs.copy_bias.is_none() {
-        NamedBias::Card
-    } else {
-        NamedBias::Off
-    };
+    let named_bias = knobs.named_bias();
     let (prompt, marks) = encode_chat_prompt(info, &text, named_bias)
         .map_err(|e| ApiError::internal(format!("tokenizing the prompt failed: {e}")))?;
     Ok(ChatJob {

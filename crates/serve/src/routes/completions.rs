@@ -3,7 +3,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use agentworld_engine::{FinishReason, NamedBias, PromptMarks};
+use agentworld_engine::{FinishReason, PromptMarks};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
@@ -113,12 +113,7 @@ async fn run(state: &AppState, body: Result<Bytes, BytesRejection>) -> Result<Re
         stop: request.stop,
     };
     knobs.validate()?;
-    // As for chat: the card's prior on the named lines goes with the card's copy prior.
-    let named_bias = if knobs.copy_bias.is_none() {
-        NamedBias::Card
-    } else {
-        NamedBias::Off
-    };
+    let named_bias = knobs.named_bias();
     let (prompt, marks) = one_prompt(request.prompt, |t| {
         encode_chat_prompt(info, t, named_bias)
             .map_err(|e| ApiError::internal(format!("tokenizing the prompt failed: {e}")))
