@@ -71,35 +71,60 @@ fn param_shapes<B: burn::tensor::backend::Backend>(model: &Qwen35Moe<B>) -> Vec<
     shapes.0
 }
 
-/// Replaces the weights of `model` with those of a checkpoint of an earlier run (a folder
-/// `step-NNNNNN` holding `model.bin`, or a checkpoint directory, whose `latest` is taken):
-/// a warm start. Only the weights come over; the optimizer, the step and the schedule start
-/// afresh, so the new run trains with its own settings from the old run's weights.
+/// Whether `dir` is an exported model folder (`config.json` beside safetensors weights, as
+/// `agentworld train` writes and Hugging Face checkpoints are laid out) rather than a
+/// training checkpoint.
+pub fn is_model_dir(dir: &Path) -> bool {
+    dir.join("config.json").is_file()
+        && (dir.join("model.safetensors").is_file()
+            || dir.join("model.safetensors.index.json").is_file())
+}
+
+/// Replaces the weights of `model` with those of an earlier run: a warm start. `at` is a
+/// training checkpoint (a folder `step-NNNNNN` holding `model.bin`, or a checkpoint
+/// directory, whose `latest` is taken) or an exported model folder ([`is_model_dir`]; its
+/// weights, stored in bf16 there, come back rounded to bf16). Only the weights come over;
+/// the optimizer, the step and the schedule start afresh, so the new run trains with its own
+/// settings from the old run's weights.
 ///
 /// # Errors
 /// [`TrainError::Checkpoint`] when `at` holds no readable checkpoint, or when its weights
-/// have other shapes than `model` (another model shape or vocabulary).
+/// have other shapes than `model` (another model shape or vocabulary); a model folder's
+/// loader errors name the tensor and shard.
 pub fn warm_start<B: AutodiffBackend>(model: Qwen35Moe<B>, at: &Path) -> Result<Qwen35Moe<B>> {
-    let at = match std::fs::read_to_string(at.join("latest")) {
-        Ok(name) => at.join(name.trim()),
-        Err(_) => at.to_path_buf(),
-    };
-    let file = at.join("model.bin");
-    if !file.is_file() {
-        return Err(TrainError::checkpoint(
-            &file,
-            "no such file; give a checkpoint folder (`<work>/checkpoints/step-NNNNNN`) or the \
-             checkpoint directory of an earlier run",
-        ));
-    }
     let expected = param_shapes(&model);
     let device = model.embed_tokens.weight.device();
-    // burn asserts (panics) when a record has another layer count, another layer kind or
-    // another head tying than the module it is loaded into, so the record's structure is
-    // checked first; shapes after.
-    let record: <Qwen35Moe<B> as Module<B>>::Record =
-        Recorder::<B>::load(&recorder(), at.join("model"), &device)
-            .map_err(|e| TrainError::checkpoint(&file, e))?;
+    let (record, file) = if is_model_dir(at) {
+        let (config, weights) = agentworld_model::loader::open_dir(at)?;
+        let (mut loaded, _) =
+            agentworld_model::loader::load_model::<B>(&weights, &config, &device, &mut |_, _| {})?;
+        // The loader materialises a tied head as a transposed copy for decoding; training
+        // ties it to the embedding instead.
+        if config.tie_word_embeddings {
+            loaded.lm_head = None;
+        }
+        (loaded.into_record(), at.join("config.json"))
+    } else {
+        let at = match std::fs::read_to_string(at.join("latest")) {
+            Ok(name) => at.join(name.trim()),
+            Err(_) => at.to_path_buf(),
+        };
+        let file = at.join("model.bin");
+        if !file.is_file() {
+            return Err(TrainError::checkpoint(
+                &file,
+                "no such file; give a checkpoint folder (`<work>/checkpoints/step-NNNNNN`), the \
+                 checkpoint directory of an earlier run or an exported model folder",
+            ));
+        }
+        // burn asserts (panics) when a record has another layer count, another layer kind or
+        // another head tying than the module it is loaded into, so the record's structure is
+        // checked first; shapes after.
+        let record: <Qwen35Moe<B> as Module<B>>::Record =
+            Recorder::<B>::load(&recorder(), at.join("model"), &device)
+                .map_err(|e| TrainError::checkpoint(&file, e))?;
+        (record, file)
+    };
     let kinds = |mixers: Vec<bool>| {
         mixers
             .into_iter()

@@ -241,6 +241,29 @@ fn stop_resume_export_and_evaluate_every_domain() {
         "{card2}"
     );
 
+    // So does a warm start from the exported model folder: its bf16 weights, read back through
+    // the model loader, round to themselves.
+    let out5 = dir.path().join("model5");
+    build_demo::<burn::backend::Flex>(
+        &Default::default(),
+        &warm,
+        &sources,
+        &work2,
+        &out5,
+        &BuildOptions {
+            resume: true,
+            init_from: Some(out.clone()),
+            ..Default::default()
+        },
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(
+        std::fs::read(out5.join("model.safetensors")).unwrap()
+            == std::fs::read(out.join("model.safetensors")).unwrap(),
+        "the model warm-started from the exported folder is not the finished run's"
+    );
+
     // A checkpoint of a run with another tokenizer is refused before any training.
     let other = dir.path().join("other");
     std::fs::create_dir_all(other.join("checkpoints")).unwrap();

@@ -36,10 +36,12 @@ pub struct Args {
     #[arg(long)]
     stop_after_steps: Option<usize>,
     /// Start from the weights of an earlier run's checkpoint (`<work>/checkpoints`, or one
-    /// `step-NNNNNN` folder in it) with a fresh optimizer and this run's schedule: to train a
-    /// finished model further. Copy that run's train.jsonl, heldout.jsonl and tokenizer.json
-    /// into the new work directory and pass --resume, so the token ids are the same (the data
-    /// is then read back: options that make data do not apply; edit train.jsonl to change it).
+    /// `step-NNNNNN` folder in it) or of a model folder it exported (e.g.
+    /// public/models/agentworld-demo), with a fresh optimizer and this run's schedule: to train
+    /// a finished model further. The tokenizer must be that run's: the same data options make
+    /// it again, or copy that run's train.jsonl, heldout.jsonl and tokenizer.json into the new
+    /// work directory and pass --resume (the data is then read back: options that make data do
+    /// not apply; edit train.jsonl to change it).
     #[arg(long)]
     init_from: Option<PathBuf>,
     /// Optimizer steps (default: the recipe's).
@@ -384,11 +386,14 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     if let Some(at) = &args.init_from
-        && !(at.join("model.bin").is_file() || at.join("latest").is_file())
+        && !(at.join("model.bin").is_file()
+            || at.join("latest").is_file()
+            || agentworld_train::checkpoint::is_model_dir(at))
     {
         bail!(
-            "--init-from {}: no checkpoint there (neither model.bin nor latest); give an earlier \
-             run's <work>/checkpoints or one step-NNNNNN folder in it",
+            "--init-from {}: no checkpoint there (neither model.bin nor latest, nor config.json \
+             with safetensors); give an earlier run's <work>/checkpoints, one step-NNNNNN folder \
+             in it, or a model folder it exported",
             at.display()
         );
     }

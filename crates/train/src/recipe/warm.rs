@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Result, TrainError};
 
-/// The tokenizer of the run a warm start comes from: its path and text, looked for in the
-/// folders above the checkpoint (`<work>/checkpoints/step-N`); `None` for a checkpoint kept
-/// elsewhere. A checkpoint inside this run's own checkpoint directory is refused: the run
+/// The tokenizer of the run a warm start comes from: its path and text, looked for in an
+/// exported model folder itself, or in the folders above a checkpoint
+/// (`<work>/checkpoints/step-N`); `None` for a checkpoint kept elsewhere. A checkpoint inside this run's own checkpoint directory is refused: the run
 /// overwrites it (and removes older checkpoints as it saves new ones).
 pub(super) fn source_tokenizer(
     checkpoint: &Path,
@@ -28,10 +28,10 @@ pub(super) fn source_tokenizer(
             ),
         ));
     }
+    // A model folder holds its own; a checkpoint's is in the work directory above it.
     let Some(path) = at
         .ancestors()
-        .skip(1)
-        .take(2)
+        .take(3)
         .map(|d| d.join("tokenizer.json"))
         .find(|f| f.is_file())
     else {
