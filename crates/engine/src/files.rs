@@ -63,6 +63,14 @@ pub struct ModelCard {
     /// Per domain, what the copy prior may copy from ([`CopyFrom`]); a domain not listed:
     /// the whole prompt. Read through [`Self::copies_state_only`].
     pub copy_sources_by_domain: BTreeMap<String, CopyFrom>,
+    /// Domains whose reasoning opens with the element the action names: where the rendered
+    /// prompt ends with the opened reasoning (`<think>\n`), [`crate::encode_prompt_marks`]
+    /// appends `Target: <the element's line>\n` (`agentworld_world::action::target_lead`) for
+    /// the model to continue, as the model was trained
+    /// (`agentworld_world::data::ground_thinking`). The lead is part of the prompt, so a
+    /// generation's reasoning text starts after it. Empty: none (the shipped demo model; the
+    /// option was tried and not kept: README, "What we tried", (l)).
+    pub target_in_thinking: Vec<String>,
     /// Domains the model was trained on.
     pub domains: Vec<String>,
     /// How the model was made (free-form: data, steps, seed, command).

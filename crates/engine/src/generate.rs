@@ -77,6 +77,10 @@ pub enum NamedBias {
 ///   (`agentworld_world::action::copy_sources_in_prompt`) as whole tokens, and what continues
 ///   it.
 ///
+/// - for a card's `target_in_thinking` domain, where the prompt ends with the opened
+///   reasoning, the ids end with the reasoning's first line, written for the model
+///   ([`thinking_lead`]).
+///
 /// The one place where `eval fidelity`, `simulate`, `agentworld serve`'s chat requests, the
 /// rollout's local world and the browser worker get their marks. Without a card or a domain,
 /// nothing is marked.
@@ -84,6 +88,38 @@ pub enum NamedBias {
 /// # Errors
 /// [`EngineError::Text`] on tokenizer failure.
 pub fn encode_prompt_marks(
+    tokenizer: &agentworld_text::Tokenizer,
+    card: Option<&crate::ModelCard>,
+    text: &str,
+    domain: Option<agentworld_world::Domain>,
+    named_bias: NamedBias,
+) -> Result<(Vec<u32>, PromptMarks)> {
+    let (mut ids, marks) = encode_marks(tokenizer, card, text, domain, named_bias)?;
+    if let Some(lead) = thinking_lead(card, text, domain) {
+        ids.extend(tokenizer.encode(&lead)?);
+    }
+    Ok((ids, marks))
+}
+
+/// What the engine writes at the top of the reasoning for a card's `target_in_thinking`
+/// domains (`agentworld_world::action::target_lead`), where `text` ends with the opened
+/// reasoning; `None` elsewhere. Tokenized apart from the prompt, as training tokenizes the
+/// completion apart from it.
+pub fn thinking_lead(
+    card: Option<&crate::ModelCard>,
+    text: &str,
+    domain: Option<agentworld_world::Domain>,
+) -> Option<String> {
+    let card = card?;
+    let domain = domain.or_else(|| agentworld_world::Domain::from_system_prompt(text))?;
+    let d = domain.as_str();
+    if !text.ends_with("<think>\n") || !card.target_in_thinking.iter().any(|x| x == d) {
+        return None;
+    }
+    agentworld_world::action::target_lead(text, domain, card.state_formats.get(d)?)
+}
+
+fn encode_marks(
     tokenizer: &agentworld_text::Tokenizer,
     card: Option<&crate::ModelCard>,
     text: &str,
@@ -392,4 +428,43 @@ fn data_error(e: burn::tensor::DataError) -> EngineError {
     EngineError::Request(format!(
         "reading results back from the device failed: {e:?}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ModelCard;
+    use agentworld_world::Domain;
+
+    const PROMPT: &str = "<|im_start|>system\nYou are a Web World Model.<|im_end|>\n\
+        <|im_start|>user\n### Turn 1\n**Action:**\n```json\nclick('14')\n```\n\n\
+        **Current State:**\nRootWebArea 'Shop'\n\t[13] textbox 'Name'\n\t[14] button 'Go'\
+        <|im_end|>\n<|im_start|>assistant\n<think>\n";
+
+    fn card(domains: &[&str]) -> ModelCard {
+        ModelCard {
+            state_formats: [("web".to_string(), "axtree".to_string())].into(),
+            target_in_thinking: domains.iter().map(|d| d.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_lead_names_the_element_where_the_card_asks_for_it() {
+        let on = card(&["web"]);
+        assert_eq!(
+            thinking_lead(Some(&on), PROMPT, None).as_deref(),
+            Some("Target: [14] button 'Go'\n")
+        );
+        let missing = PROMPT.replace("click('14')", "click('99')");
+        assert_eq!(
+            thinking_lead(Some(&on), &missing, Some(Domain::Web)).as_deref(),
+            Some("Target: none\n")
+        );
+        // not asked for, no card, or the reasoning not open at the prompt's end
+        assert_eq!(thinking_lead(Some(&card(&["os"])), PROMPT, None), None);
+        assert_eq!(thinking_lead(None, PROMPT, None), None);
+        let closed = format!("{PROMPT}\n</think>\n\n");
+        assert_eq!(thinking_lead(Some(&on), &closed, None), None);
+    }
 }

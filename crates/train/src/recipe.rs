@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use agentworld_engine::Engine;
 use agentworld_model::{InitOptions, Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::{ChatTemplate, Tokenizer};
-use agentworld_world::Row;
-use agentworld_world::data::{RenameConfig, rename_content};
+use agentworld_world::data::{RenameConfig, ground_thinking, rename_content, restate_edits};
 use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
+use agentworld_world::{Domain, Row};
 use burn::backend::Autodiff;
 use burn::tensor::backend::Backend;
 use serde::Serialize;
@@ -92,6 +92,25 @@ pub struct BuildOptions {
     pub init_from: Option<PathBuf>,
 }
 
+/// The domains and state formats of a recipe's `target_in_thinking`.
+///
+/// # Errors
+/// A domain that is not a GUI domain of the demo data.
+fn grounded_formats(domains: &[String]) -> Result<Vec<(Domain, &'static str)>> {
+    domains
+        .iter()
+        .map(|d| {
+            let format = crate::eval::state_format(d);
+            match (d.parse::<Domain>(), format) {
+                (Ok(domain), Some(format)) => Ok((domain, format)),
+                _ => Err(TrainError::Data(format!(
+                    "target_in_thinking: {d:?} is not one of android, web, os"
+                ))),
+            }
+        })
+        .collect()
+}
+
 fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
     std::fs::write(path, bytes).map_err(|e| TrainError::io(path, e))
 }
@@ -131,7 +150,7 @@ pub fn build_demo<B: Backend>(
         let read = |p: &Path| read_jsonl_file(p).map_err(TrainError::from);
         (read(&files[0])?, read(&files[1])?)
     } else {
-        let (mut train_rows, test_rows) = make_data(recipe, sources)?;
+        let (mut train_rows, mut test_rows) = make_data(recipe, sources)?;
         if recipe.rename_share > 0.0 {
             let renamed = rename_content(
                 &mut train_rows,
@@ -143,6 +162,20 @@ pub fn build_demo<B: Backend>(
             );
             events(BuildEvent::Note(format!(
                 "content words renamed in {renamed} Web, Android and OS training rows"
+            )));
+        }
+        if recipe.restate_edits {
+            let restated = restate_edits(&mut train_rows);
+            events(BuildEvent::Note(format!(
+                "edited lines restated in the thinking of {restated} Web and OS training rows"
+            )));
+        }
+        if !recipe.target_in_thinking.is_empty() {
+            let formats = grounded_formats(&recipe.target_in_thinking)?;
+            let grounded = ground_thinking(&mut train_rows, &formats)
+                + ground_thinking(&mut test_rows, &formats);
+            events(BuildEvent::Note(format!(
+                "the thinking of {grounded} rows opens with the element the action names"
             )));
         }
         write_jsonl_file(&files[0], &train_rows)?;

@@ -38,6 +38,8 @@ fn tiny_recipe() -> DemoRecipe {
             },
         ],
         rename_share: 0.5,
+        restate_edits: true,
+        target_in_thinking: vec!["web".into(), "os".into()],
         android_synthetic_share: 0.5,
         web_synthetic_share: 0.5,
         os_synthetic_share: 0.5,
@@ -104,6 +106,17 @@ fn stop_resume_export_and_evaluate_every_domain() {
         notes.iter().any(|n| n.contains("content words renamed in")),
         "{notes:?}"
     );
+    // Some Web or OS training row holds a local edit, and its thinking restates it.
+    let rows = std::str::from_utf8(&train_before).unwrap();
+    assert!(rows.contains(" It becomes: "), "no restated edit");
+    // The Web and OS rows' thinking opens with the element the action names, held-out too.
+    let held = std::fs::read_to_string(work.join("heldout.jsonl")).unwrap();
+    for text in [rows, held.as_str()] {
+        assert!(
+            text.contains(r#""thinking":"Target: "#),
+            "no grounded thinking"
+        );
+    }
     // The probe looked at step 2: a line per look, every domain in it.
     let probe = std::fs::read_to_string(work.join("probe.jsonl")).unwrap();
     let first: serde_json::Value = serde_json::from_str(probe.lines().next().unwrap()).unwrap();
@@ -190,6 +203,7 @@ fn stop_resume_export_and_evaluate_every_domain() {
     }
     assert_eq!(card["state_formats"]["web"], "axtree");
     assert_eq!(card["state_formats"]["os"], "osworld-tsv");
+    assert_eq!(card["target_in_thinking"], serde_json::json!(["web", "os"]));
     assert_eq!(card["training"]["steps"], 5);
     assert!(card["training"]["init_from"].is_null(), "{card}");
 

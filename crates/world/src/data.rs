@@ -11,6 +11,7 @@
 pub mod android;
 pub mod os;
 pub mod rename;
+pub mod restate;
 pub mod rng;
 #[cfg(feature = "native")]
 pub mod terminal;
@@ -19,6 +20,7 @@ pub mod web;
 pub use android::{AndroidDataConfig, generate_android};
 pub use os::{AtspiTree, DesktopTree, OsDataConfig, generate_os};
 pub use rename::{RenameConfig, rename_content};
+pub use restate::{ground_thinking, restate_edits};
 #[cfg(feature = "native")]
 pub use terminal::{TerminalDataConfig, generate_terminal};
 pub use web::{WebDataConfig, WebPage, generate_web, html_to_axtree};

@@ -118,6 +118,18 @@ pub struct Args {
     /// README, "What we tried", fix (h)).
     #[arg(long)]
     edit_weight: Option<f64>,
+    /// Whether the thinking of Web and OS training rows with a local edit ends with the
+    /// edited lines as they become, so that the observation copies its edit from the
+    /// reasoning (`--restate-edits true`; default: the recipe's). Applies when the data is
+    /// made, not when --resume reads it back.
+    #[arg(long)]
+    restate_edits: Option<bool>,
+    /// Domains whose reasoning opens with the line of the element the action names, written
+    /// by the engine at decoding and into the training rows' thinking (`web,os`; default:
+    /// the recipe's, none). The data part applies when the data is made, not when --resume
+    /// reads it back; the card's part always.
+    #[arg(long, value_delimiter = ',')]
+    target_in_thinking: Option<Vec<String>>,
     /// The copy prior the model is decoded with (a logit bonus, in nats, for the token that
     /// continues the span of the prompt being copied): written into the model card and used by
     /// the probe and the final evaluation, in every domain (default: the recipe's: 15 nats, 4
@@ -325,6 +337,12 @@ pub fn run(args: Args) -> Result<()> {
             bail!("--edit-weight must be a positive number (1: the plain mean), got {weight}");
         }
         recipe.train.edit_weight = weight;
+    }
+    if let Some(on) = args.restate_edits {
+        recipe.restate_edits = on;
+    }
+    if let Some(domains) = args.target_in_thinking.clone() {
+        recipe.target_in_thinking = domains.into_iter().filter(|d| !d.is_empty()).collect();
     }
     if let Some(n) = args.probe_generated_rows {
         recipe.probe_generated_rows_per_domain = n;

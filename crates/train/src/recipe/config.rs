@@ -90,6 +90,17 @@ pub struct DemoRecipe {
     /// predicts them (0: none).
     #[serde(default)]
     pub rename_share: f64,
+    /// Whether the thinking of Web and OS training rows with a local edit ends with the
+    /// edited lines as they become ([`agentworld_world::data::restate`]), so that the
+    /// observation's edit is a copy from the reasoning (applied after renaming).
+    #[serde(default)]
+    pub restate_edits: bool,
+    /// Domains whose thinking opens with the line of the element the action names
+    /// ([`agentworld_world::data::ground_thinking`], training and held-out rows, after
+    /// renaming), written into the card's `target_in_thinking` so the engine writes that line
+    /// at decoding too. Empty: none.
+    #[serde(default)]
+    pub target_in_thinking: Vec<String>,
     /// Initial scale of the attention layers' q/k norms ([`agentworld_model::InitOptions::qk_norm_scale`]).
     #[serde(default = "one")]
     pub qk_norm_scale: f64,
@@ -182,6 +193,8 @@ impl Default for DemoRecipe {
             })
             .collect(),
             rename_share: 0.4,
+            restate_edits: false,
+            target_in_thinking: Vec::new(),
             qk_norm_scale: 1.0,
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,

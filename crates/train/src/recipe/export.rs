@@ -91,6 +91,7 @@ pub(super) fn export_dir<B: Backend>(
         "copy_confidence": recipe.copy_confidence,
         "loop_guard": recipe.loop_guard,
         "thinking_budget": THINKING_BUDGET,
+        "target_in_thinking": recipe.target_in_thinking,
         "training": {
             "recipe": recipe,
             "parameters": counts.total,

@@ -58,6 +58,7 @@ impl Looks<'_> {
             // screen); the card's other decoding settings are tuned after training.
             engine.card = Some(agentworld_engine::ModelCard {
                 copy_sources_by_domain: self.recipe.copy_sources_by_domain.clone(),
+                target_in_thinking: self.recipe.target_in_thinking.clone(),
                 ..Default::default()
             });
             match evaluate(

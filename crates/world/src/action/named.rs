@@ -135,6 +135,26 @@ pub fn named_in_prompt(prompt: &str, domain: Domain, format: &str) -> Vec<Range<
         .collect()
 }
 
+/// What a reasoning grounded on the action's element opens with: `Target: <its line>\n`, the
+/// line (trimmed) of the node the last action of a rendered world-model prompt names (the
+/// first of [`named_in_prompt`]), or `Target: none\n` when it names nothing in the state (a
+/// missing bid, a point on empty space). `None` when the prompt has no action or no state.
+///
+/// The demo model misreads which element an action hits (on Web tune rows it called a
+/// checkbox a link; on OS nearly every click "lands on a launcher"): a lookup of two hops
+/// (action to element, element to its attributes) that the world layer does exactly, so a card
+/// can have the engine write it at the top of the reasoning and the model read it there
+/// (`target_in_thinking`; README, "What we tried").
+pub fn target_lead(prompt: &str, domain: Domain, format: &str) -> Option<String> {
+    super::state_in_prompt(prompt)?;
+    let named = named_in_prompt(prompt, domain, format);
+    let line = named.first().map_or("none", |r| prompt[r.clone()].trim());
+    Some(format!("{TARGET_LEAD}{line}\n"))
+}
+
+/// The words a grounded reasoning opens with ([`target_lead`]).
+pub const TARGET_LEAD: &str = "Target: ";
+
 /// The deepest node with positive-area bounds holding the point (pixels).
 fn at_point(state: &StateTree, x: f64, y: f64) -> Option<usize> {
     let (x, y) = (x.floor() as i32, y.floor() as i32);
