@@ -342,7 +342,14 @@ pub fn run(args: Args) -> Result<()> {
         recipe.restate_edits = on;
     }
     if let Some(domains) = args.target_in_thinking.clone() {
-        recipe.target_in_thinking = domains.into_iter().filter(|d| !d.is_empty()).collect();
+        let domains: Vec<String> = domains.into_iter().filter(|d| !d.is_empty()).collect();
+        if let Some(d) = domains
+            .iter()
+            .find(|d| !matches!(d.as_str(), "android" | "web" | "os"))
+        {
+            bail!("--target-in-thinking takes GUI domains (android, web, os), got {d:?}");
+        }
+        recipe.target_in_thinking = domains;
     }
     if let Some(n) = args.probe_generated_rows {
         recipe.probe_generated_rows_per_domain = n;
