@@ -237,7 +237,7 @@ fn an_overwhelming_copy_prior_copies_the_current_state_after_the_reasoning() {
     for ((row, prompt), g) in picked.iter().zip(&closed).zip(&batched) {
         let single = engine.generate(prompt, &copying, &mut |_| {}).unwrap();
         assert_eq!(single.token_ids, g.token_ids, "batched and single agree");
-        let state = agentworld_train::eval::current_state(row);
+        let state = row.current_state();
         let observation = g
             .text
             .split_once("<predicted_observation>")

@@ -33,8 +33,6 @@ use serde::Serialize;
 use crate::dataset::prompt_text;
 use crate::error::Result;
 
-const STATE_MARKER: &str = "**Current State:**\n";
-
 /// The outcome of one held-out row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Prediction {
@@ -85,22 +83,6 @@ pub struct DomainSummary {
     pub changed_rows: usize,
     /// Mean changed-line accuracy over those rows (0 when there are none).
     pub changed_accuracy: f64,
-}
-
-/// The state the target turn starts from, for the "state unchanged" baseline.
-pub fn current_state(row: &Row) -> String {
-    let prompt = &row.prompt[row
-        .turn_idx
-        .saturating_sub(1)
-        .min(row.prompt.len().saturating_sub(1))];
-    if let Some(i) = prompt.find(STATE_MARKER) {
-        return prompt[i + STATE_MARKER.len()..].to_string();
-    }
-    row.turn_idx
-        .checked_sub(2)
-        .and_then(|i| row.response.get(i))
-        .map(|r| agentworld_world::messages::strip_observation_marker(r))
-        .unwrap_or_default()
 }
 
 /// The state format a domain's observations are written in, as the demo data writes them
@@ -239,7 +221,7 @@ pub fn evaluate<B: Backend>(
             let truth = row.target_observation()?;
             let observation = extract_observation(&g.text);
             let predicted = score(&domain, &observation, &truth);
-            let current = current_state(row);
+            let current = row.current_state();
             let baseline = score(&domain, &current, &truth);
             let changed_accuracy = changed_accuracy(&current, &observation, &truth);
             results[i] = Some(Prediction {
@@ -431,6 +413,6 @@ mod tests {
                 ),
             ],
         );
-        assert_eq!(current_state(&row), "$ ls\n$ ");
+        assert_eq!(row.current_state(), "$ ls\n$ ");
     }
 }

@@ -96,7 +96,7 @@ pub struct BuildOptions {
 ///
 /// # Errors
 /// A domain that is not a GUI domain of the demo data.
-fn grounded_formats(domains: &[String]) -> Result<Vec<(Domain, &'static str)>> {
+pub fn grounded_formats(domains: &[String]) -> Result<Vec<(Domain, &'static str)>> {
     domains
         .iter()
         .map(|d| {

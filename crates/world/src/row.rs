@@ -16,6 +16,9 @@ use serde_json::{Map, Value};
 use crate::messages::{History, Message, strip_observation_marker};
 use crate::{Domain, Error, Result};
 
+/// What a turn prompt puts before its state ([`crate::messages::turn_prompt`]).
+const STATE_MARKER: &str = "**Current State:**\n";
+
 /// Which part of a generated data set a row belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -158,6 +161,23 @@ impl Row {
     /// The target observation with the `**Environment Observation:**` marker removed.
     pub fn target_observation(&self) -> Result<String> {
         Ok(strip_observation_marker(self.target()?))
+    }
+
+    /// The state the target turn acts on: the text after that turn's `**Current State:**`,
+    /// else the previous turn's observation (marker removed); empty when there is neither.
+    pub fn current_state(&self) -> String {
+        let turn = self
+            .turn_idx
+            .saturating_sub(1)
+            .min(self.prompt.len().saturating_sub(1));
+        if let Some(i) = self.prompt.get(turn).and_then(|p| p.find(STATE_MARKER)) {
+            return self.prompt[turn][i + STATE_MARKER.len()..].to_string();
+        }
+        self.turn_idx
+            .checked_sub(2)
+            .and_then(|i| self.response.get(i))
+            .map(|r| strip_observation_marker(r))
+            .unwrap_or_default()
     }
 }
 

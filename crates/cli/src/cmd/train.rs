@@ -343,12 +343,9 @@ pub fn run(args: Args) -> Result<()> {
     }
     if let Some(domains) = args.target_in_thinking.clone() {
         let domains: Vec<String> = domains.into_iter().filter(|d| !d.is_empty()).collect();
-        if let Some(d) = domains
-            .iter()
-            .find(|d| !matches!(d.as_str(), "android" | "web" | "os"))
-        {
-            bail!("--target-in-thinking takes GUI domains (android, web, os), got {d:?}");
-        }
+        // Checked here so a bad domain is refused before the data is made.
+        agentworld_train::recipe::grounded_formats(&domains)
+            .map_err(|e| anyhow::anyhow!("--target-in-thinking: {e}"))?;
         recipe.target_in_thinking = domains;
     }
     if let Some(n) = args.probe_generated_rows {

@@ -18,7 +18,6 @@
 //! renaming ([`super::rename_content`]): the renamer keeps the words of a thinking sentence
 //! outside its quotes as wording, and these lines are content.
 
-use crate::messages::strip_observation_marker;
 use crate::{Domain, Row};
 
 /// What a restated thinking adds before the changed lines.
@@ -38,7 +37,7 @@ fn restate_row(row: &mut Row) -> bool {
     if !matches!(row.domain(), Ok(Domain::Web | Domain::Os)) {
         return false;
     }
-    let (Some(before), Ok(after)) = (state_before(row), row.target_observation()) else {
+    let (before, Ok(after)) = (row.current_state(), row.target_observation()) else {
         return false;
     };
     let Some(thinking) = row.thinking.as_mut() else {
@@ -62,21 +61,6 @@ fn restate_row(row: &mut Row) -> bool {
     thinking.push('.');
     true
 }
-
-/// The state the target turn acts on: its own `**Current State:**`, else the previous turn's
-/// observation.
-fn state_before(row: &Row) -> Option<String> {
-    let turn = row.turn_idx.checked_sub(1)?;
-    let prompt = row.prompt.get(turn)?;
-    if let Some(i) = prompt.find(STATE) {
-        let state = &prompt[i + STATE.len()..];
-        return Some(state.strip_prefix('\n').unwrap_or(state).to_string());
-    }
-    let previous = row.response.get(turn.checked_sub(1)?)?;
-    Some(strip_observation_marker(previous))
-}
-
-const STATE: &str = "**Current State:**";
 
 /// Opens the thinking of each Web and OS row with the line of the element its action names
 /// ([`crate::action::target_lead`]: `Target: <line>\n`, or `Target: none\n`), as a card's
