@@ -19,7 +19,8 @@
 //! training rows never use them. Each row names its desktop in an extra `source` field. A
 //! share of the training rows (`synthetic_share`) starts from a made-up desktop instead
 //! ([`build::made_up`]: windows whose titles, controls, layout and words are new in every row,
-//! so they cannot be remembered).
+//! so they cannot be remembered), and a share (`drill_share`) are drills: one step on a
+//! control of a desktop with one made-up window ([`build::drill`]).
 
 pub mod build;
 pub mod desktop;
@@ -88,6 +89,11 @@ pub struct OsDataConfig {
     /// "synthetic") instead of a mini desktop or a real tree; held-out rows never use one. 0
     /// leaves every row as it was without them.
     pub synthetic_share: f64,
+    /// Share of training rows that are drills ([`build::drill`]): one step on a control (a
+    /// toggle, a focus, typing, backspace, a disabled button) of a desktop with one made-up
+    /// window, one turn, so that a batch holds many edits. Drawn after `synthetic_share`, from
+    /// the rows left; held-out rows never use one. 0 leaves every row as it was without them.
+    pub drill_share: f64,
     /// The system prompt written into each row.
     pub system_prompt: String,
 }
@@ -107,6 +113,7 @@ impl Default for OsDataConfig {
             real_fraction: 0.3,
             max_row_tokens: 1300,
             synthetic_share: 0.0,
+            drill_share: 0.0,
             system_prompt: prompts::builtin(Domain::Os).to_string(),
         }
     }
@@ -160,10 +167,18 @@ pub fn generate_os(cfg: &OsDataConfig) -> Result<Vec<Row>> {
         let made = split == Split::Train
             && cfg.synthetic_share > 0.0
             && Rng::fork(cfg.seed, (k as u64) << 8 | 255).chance(cfg.synthetic_share);
+        let drill = split == Split::Train
+            && !made
+            && cfg.drill_share > 0.0
+            && Rng::fork(cfg.seed, (k as u64) << 8 | 254).chance(cfg.drill_share);
         let row = (0..40u64)
             .find_map(|attempt| {
                 let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
-                let mut row = episode(cfg, pool, &mut rng, k, made)?;
+                let mut row = if drill {
+                    drill_episode(cfg, pool, &mut rng, k)?
+                } else {
+                    episode(cfg, pool, &mut rng, k, made)?
+                };
                 row.split = Some(split);
                 (row_tokens(&row) <= cfg.max_row_tokens).then_some(row)
             })
@@ -176,6 +191,29 @@ pub fn generate_os(cfg: &OsDataConfig) -> Result<Vec<Row>> {
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// A drill row: one step on a control of a drill desktop ([`build::drill`]).
+fn drill_episode(cfg: &OsDataConfig, pool: &Pool, rng: &mut Rng, k: usize) -> Option<Row> {
+    let (source, start) = build::drill(rng);
+    let step = step::pick_edit_step(&start, pool.words, rng)?;
+    let before = start.to_tsv();
+    let after = step.after.to_tsv();
+    if before.len().max(after.len()) > cfg.max_state_chars {
+        return None;
+    }
+    let mut row = Row::from_turns(
+        Domain::Os,
+        format!("os-{}-{k:05}", cfg.seed),
+        cfg.system_prompt.clone(),
+        vec![(
+            turn_prompt(1, &step.action, Some(before.as_str())),
+            observation_response(&after),
+        )],
+    );
+    row.thinking = Some(step.thinking);
+    row.extra.insert("source".into(), source.into());
+    Some(row)
 }
 
 fn episode(cfg: &OsDataConfig, pool: &Pool, rng: &mut Rng, k: usize, made: bool) -> Option<Row> {

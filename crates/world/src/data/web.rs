@@ -19,7 +19,8 @@
 //! held-out real pages, the held-out built-in family and the held-out word lists; training
 //! rows never use them. Each row names its page in an extra `source` field. A share of the
 //! training rows (`synthetic_share`) is on made-up sites instead ([`made`]: a layout and words
-//! new in every row, so they cannot be remembered).
+//! new in every row, so they cannot be remembered), and a share (`drill_share`) are drills:
+//! one edit on a short made-up form ([`made::drill`]), many edits to a batch.
 
 pub mod html;
 pub mod made;
@@ -89,6 +90,12 @@ pub struct WebDataConfig {
     /// real page or a built-in family; held-out rows never use one. 0 leaves every row as
     /// it was without them.
     pub synthetic_share: f64,
+    /// Share of training rows that are drills ([`made::drill`]): one action on a field (fill,
+    /// focus, typing, select, toggle, or a no-op that names one) of a one-page form made up
+    /// for the row, so that the line an action edits is told only by its bid. They are short,
+    /// so a batch holds many edits. Drawn after `synthetic_share`, from the rows left; held-out
+    /// rows never use one. 0 leaves every row as it was without them.
+    pub drill_share: f64,
     /// The system prompt written into each row.
     pub system_prompt: String,
 }
@@ -108,6 +115,7 @@ impl Default for WebDataConfig {
             real_page_fraction: 0.3,
             max_row_tokens: 1300,
             synthetic_share: 0.0,
+            drill_share: 0.0,
             system_prompt: prompts::builtin(Domain::Web).to_string(),
         }
     }
@@ -120,6 +128,8 @@ enum Source {
     Builtin(Family),
     /// A made-up site ([`made`]).
     Made,
+    /// A drill form ([`made::drill`]).
+    Drill,
 }
 
 /// One split's sources and words.
@@ -203,12 +213,21 @@ pub fn generate_web(cfg: &WebDataConfig) -> Result<Vec<Row>> {
         let made = split == Split::Train
             && cfg.synthetic_share > 0.0
             && Rng::fork(cfg.seed, (k as u64) << 8 | 255).chance(cfg.synthetic_share);
+        let drill = split == Split::Train
+            && !made
+            && cfg.drill_share > 0.0
+            && Rng::fork(cfg.seed, (k as u64) << 8 | 254).chance(cfg.drill_share);
+        let source = match (made, drill) {
+            (true, _) => Some(Source::Made),
+            (_, true) => Some(Source::Drill),
+            _ => None,
+        };
         let row = (0..60u64)
             .find_map(|attempt| {
                 let mut rng = Rng::fork(cfg.seed, (k as u64) << 8 | attempt);
                 // late attempts drop to one turn, in case every multi-turn try is too long
                 let turns_cap = if attempt >= 40 { 1 } else { max_turns };
-                let mut row = episode(cfg, pool, &mut rng, k, turns_cap, made)?;
+                let mut row = episode(cfg, pool, &mut rng, k, turns_cap, source.as_ref())?;
                 row.split = Some(split);
                 (row_tokens(&row) <= cfg.max_row_tokens).then_some(row)
             })
@@ -228,6 +247,7 @@ fn open(source: &Source, rng: &mut Rng, words: &Words) -> Browser {
     match source {
         Source::Builtin(f) => site::build(*f, rng, words),
         Source::Made => made::build(rng),
+        Source::Drill => made::drill(rng),
         Source::Real(_, page) => {
             let mut page = page.clone();
             let base = 1 + rng.below(30);
@@ -245,10 +265,10 @@ fn episode(
     rng: &mut Rng,
     k: usize,
     max_turns: usize,
-    made: bool,
+    fixed: Option<&Source>,
 ) -> Option<Row> {
-    let source = if made {
-        Source::Made
+    let source = if let Some(s) = fixed {
+        s.clone()
     } else if !pool.real.is_empty() && rng.chance(cfg.real_page_fraction) {
         let (name, page) = rng.pick(&pool.real)?;
         // a page with nothing to act on gives only no-ops: take it less often
@@ -264,9 +284,11 @@ fn episode(
         Source::Real(n, _) => n.clone(),
         Source::Builtin(f) => f.source().to_string(),
         Source::Made => "synthetic".to_string(),
+        Source::Drill => "drill".to_string(),
     };
+    let drill = matches!(source, Source::Drill);
     let mut browser = open(&source, rng, pool.words);
-    let n_turns = if max_turns > 1 && rng.chance(cfg.multi_turn_fraction) {
+    let n_turns = if !drill && max_turns > 1 && rng.chance(cfg.multi_turn_fraction) {
         rng.range(2, max_turns as i64) as usize
     } else {
         1
@@ -284,7 +306,11 @@ fn episode(
     let mut prev = None;
     let mut thinking = String::new();
     for t in 0..n_turns {
-        let act = pick::pick_act(&browser, prev.as_ref(), rng, pool.words);
+        let act = if drill {
+            pick::pick_edit(&browser, rng, pool.words)
+        } else {
+            pick::pick_act(&browser, prev.as_ref(), rng, pool.words)
+        };
         let before = browser.render();
         let effect = browser.apply(&act);
         let after = browser.render();

@@ -274,6 +274,36 @@ fn phrase(rng: &mut Rng, lo: usize, hi: usize) -> String {
 /// made-up title and 1 to 6 controls in one or two columns (labels, check boxes, text fields,
 /// disabled buttons, list items, paragraphs with text), at a random place and size.
 fn made_up_window(t: &mut DesktopTree, kind: AppKind, rng: &mut Rng) {
+    made_up_window_of(t, kind, rng, &MADE_UP)
+}
+
+/// What a made-up window holds: how many controls (`1 + below(controls)`, or from
+/// `at_least`), the weights of label, check box, text field, disabled button, list item and
+/// paragraph, and the chance that one of its fields has the focus.
+struct Mix {
+    at_least: usize,
+    controls: usize,
+    weights: [u32; 6],
+    focus: f64,
+}
+
+/// The made-up desktops' windows ([`made_up`]).
+const MADE_UP: Mix = Mix {
+    at_least: 1,
+    controls: 6,
+    weights: [3, 3, 2, 1, 2, 1],
+    focus: 0.3,
+};
+
+/// The drills' windows ([`drill`]): more controls, mostly check boxes and text fields.
+const DRILL: Mix = Mix {
+    at_least: 3,
+    controls: 6,
+    weights: [1, 4, 3, 1, 1, 0],
+    focus: 0.5,
+};
+
+fn made_up_window_of(t: &mut DesktopTree, kind: AppKind, rng: &mut Rng, mix: &Mix) {
     let (w, h) = (rng.range(300, 640) as i32, rng.range(160, 400) as i32);
     let x = rng.range(20, 1900 - w as i64) as i32;
     let y = rng.range(48, 1060 - h as i64) as i32;
@@ -291,7 +321,7 @@ fn made_up_window(t: &mut DesktopTree, kind: AppKind, rng: &mut Rng) {
     let col_w = (w - 32) / columns;
     let row_h = rng.range(24, 36) as i32;
     let rows = ((h - 52) / row_h).max(1) as usize;
-    let n = (1 + rng.below(6)).min(rows * columns as usize);
+    let n = (mix.at_least + rng.below(mix.controls)).min(rows * columns as usize);
     for k in 0..n {
         let (col, row) = (k / rows, k % rows);
         let b = (
@@ -300,9 +330,8 @@ fn made_up_window(t: &mut DesktopTree, kind: AppKind, rng: &mut Rng) {
             col_w - 16 - rng.range(0, 40) as i32,
             row_h - 4,
         );
-        // (tag, control), weights 3 label, 3 check box, 2 text field, 1 disabled, 2 list item,
-        // 1 paragraph
-        let node = match rng.weighted(&[3, 3, 2, 1, 2, 1]) {
+        // (tag, control): label, check box, text field, disabled, list item, paragraph
+        let node = match rng.weighted(&mix.weights) {
             0 => DesktopNode::new("label", &phrase(rng, 1, 3), b, Control::Static),
             1 => {
                 let mut c = DesktopNode::new("check-box", &phrase(rng, 1, 3), b, Control::CheckBox);
@@ -342,7 +371,7 @@ fn made_up_window(t: &mut DesktopTree, kind: AppKind, rng: &mut Rng) {
         t.push_in(id, node);
     }
     // at most one focused field on the desktop: only this window's, and only when none is
-    if rng.chance(0.3)
+    if rng.chance(mix.focus)
         && t.focused().is_none()
         && let Some(i) = t
             .nodes
@@ -364,4 +393,15 @@ pub fn made_up(rng: &mut Rng) -> (String, DesktopTree) {
         made_up_window(&mut t, k, rng);
     }
     ("synthetic".to_string(), t)
+}
+
+/// A drill desktop ([`super::OsDataConfig::drill_share`]): the panel and one made-up window of
+/// 3 to 8 controls, mostly check boxes and text fields, one field focused half the time, so
+/// that which line a click edits is told only by its position. Returns the source name
+/// (`drill`) and the desktop.
+pub fn drill(rng: &mut Rng) -> (String, DesktopTree) {
+    let mut t = panel(rng);
+    let kind = LAUNCHABLE[rng.below(LAUNCHABLE.len())];
+    made_up_window_of(&mut t, kind, rng, &DRILL);
+    ("drill".to_string(), t)
 }

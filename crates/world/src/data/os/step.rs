@@ -112,12 +112,39 @@ pub fn pick_step(
     words: &Words,
     rng: &mut Rng,
 ) -> Option<Step> {
+    pick_of(&KINDS, t, favour, allow_noop, words, rng)
+}
+
+/// The kinds of a drill: steps on a control of a window.
+const EDIT_KINDS: [(Kind, u32); 5] = [
+    (Kind::Toggle, 4),
+    (Kind::Focus, 3),
+    (Kind::Type, 4),
+    (Kind::Backspace, 1),
+    (Kind::Disabled, 1),
+];
+
+/// Picks a step on a control (a drill, [`super::OsDataConfig::drill_share`]): toggling a
+/// check box, focusing a field, typing or backspace in the focused one, or clicking a
+/// disabled button.
+pub fn pick_edit_step(t: &DesktopTree, words: &Words, rng: &mut Rng) -> Option<Step> {
+    pick_of(&EDIT_KINDS, t, None, true, words, rng)
+}
+
+fn pick_of(
+    kinds: &[(Kind, u32)],
+    t: &DesktopTree,
+    favour: Option<Kind>,
+    allow_noop: bool,
+    words: &Words,
+    rng: &mut Rng,
+) -> Option<Step> {
     for attempt in 0..30 {
         let kind = match favour {
             Some(k) if attempt == 0 && rng.chance(0.7) => k,
             _ => {
-                let w: Vec<u32> = KINDS.iter().map(|(_, w)| *w).collect();
-                KINDS[rng.weighted(&w)].0
+                let w: Vec<u32> = kinds.iter().map(|(_, w)| *w).collect();
+                kinds[rng.weighted(&w)].0
             }
         };
         if !allow_noop && is_noop(kind) {

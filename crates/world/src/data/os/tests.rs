@@ -365,3 +365,55 @@ fn made_up_desktops_replace_training_rows_only() {
         }
     }
 }
+
+#[test]
+fn drills_are_one_step_on_a_control_in_training_rows_only() {
+    // At share 1 every training row is a drill: one turn on a desktop with one made-up
+    // window, a step on a control (a toggle, a focus, typing, backspace, a disabled button),
+    // states that parse. Held-out rows are those of share 0, row for row.
+    let none = cfg(150);
+    let all = OsDataConfig {
+        drill_share: 1.0,
+        ..none.clone()
+    };
+    let (none_rows, all_rows) = (generate_os(&none).unwrap(), generate_os(&all).unwrap());
+    let mut changed = 0;
+    for (a, b) in all_rows.iter().zip(&none_rows) {
+        if a.split != Some(Split::Train) {
+            assert_eq!(a, b);
+            continue;
+        }
+        assert_eq!(a.extra["source"], "drill", "{}", a.id);
+        assert_eq!(a.prompt.len(), 1, "{}", a.id);
+        assert!(row_tokens(a) <= all.max_row_tokens, "{}", a.id);
+        let s = states(a);
+        for state in &s {
+            let p = OsworldTsv.parse(state).unwrap();
+            assert!(p.warnings.is_empty(), "{}: {:?}\n{state}", a.id, p.warnings);
+        }
+        let act = action(&a.prompt[0]);
+        parse(act).unwrap();
+        assert!(
+            act.starts_with("pyautogui.click")
+                || act.starts_with("pyautogui.typewrite")
+                || act.starts_with("pyautogui.write")
+                || act == "pyautogui.press('backspace')",
+            "{act}"
+        );
+        assert_eq!(
+            s[0].lines().filter(|l| l.starts_with("frame\t")).count(),
+            1,
+            "one window:\n{}",
+            s[0]
+        );
+        changed += usize::from(s[0] != s[1]);
+    }
+    let train = all_rows
+        .iter()
+        .filter(|r| r.split == Some(Split::Train))
+        .count();
+    assert!(
+        changed * 10 >= train * 7,
+        "{changed} of {train} drills change the desktop"
+    );
+}

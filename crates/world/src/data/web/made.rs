@@ -45,6 +45,31 @@ fn value(rng: &mut Rng) -> String {
     }
 }
 
+/// A select: a combobox of 2 to 4 made-up options, one of them selected, then its options.
+fn select(rng: &mut Rng, disabled: bool) -> Vec<Node> {
+    let k = 2 + rng.below(3);
+    let mut options: Vec<String> = Vec::new();
+    while options.len() < k {
+        let o = phrase(rng, 1, 2);
+        if !options.contains(&o) {
+            options.push(o);
+        }
+    }
+    let sel = rng.below(k);
+    let mut nodes = vec![Node {
+        value: Some(options[sel].clone()),
+        disabled,
+        ..Node::new(0, "combobox", phrase(rng, 1, 2))
+    }];
+    for (i, o) in options.into_iter().enumerate() {
+        nodes.push(Node {
+            checked: Some(i == sel),
+            ..Node::new(1, "option", o)
+        });
+    }
+    nodes
+}
+
 /// A detail page: a heading, one or two paragraphs, maybe a button, a link back to page 0.
 fn detail(rng: &mut Rng, site: &str, name: &str, home: &str) -> Page {
     let mut nodes = vec![Node::new(0, "heading", name)];
@@ -102,25 +127,7 @@ pub(crate) fn made_up_site(rng: &mut Rng) -> Vec<Page> {
                 nodes.push(n);
             }
             3 => {
-                let k = 2 + rng.below(3);
-                let mut options: Vec<String> = Vec::new();
-                while options.len() < k {
-                    let o = phrase(rng, 1, 2);
-                    if !options.contains(&o) {
-                        options.push(o);
-                    }
-                }
-                let sel = rng.below(k);
-                nodes.push(Node {
-                    value: Some(options[sel].clone()),
-                    ..Node::new(0, "combobox", phrase(rng, 1, 2))
-                });
-                for (i, o) in options.into_iter().enumerate() {
-                    nodes.push(Node {
-                        checked: Some(i == sel),
-                        ..Node::new(1, "option", o)
-                    });
-                }
+                nodes.extend(select(rng, false));
                 fields += 1;
             }
             4 => {
@@ -183,6 +190,53 @@ pub(crate) fn build(rng: &mut Rng) -> Browser {
         rng.next_u64();
     }
     Browser::new(pages)
+}
+
+/// A drill page ([`super::WebDataConfig::drill_share`]): a made-up title and heading, then 3
+/// to 7 form fields (text boxes, checkboxes, selects; a tenth of them disabled, text boxes
+/// with a value three times in ten) and maybe a paragraph, one text box focused three pages in
+/// ten; one page, bids numbered from a random base. Several fields share a role, so which
+/// line an action edits is told only by its bid.
+pub(crate) fn drill(rng: &mut Rng) -> Browser {
+    let mut nodes = vec![Node::new(0, "heading", phrase(rng, 1, 2))];
+    for _ in 0..3 + rng.below(5) {
+        let disabled = rng.chance(0.1);
+        match rng.weighted(&[4, 4, 2, 1]) {
+            0 => nodes.push(Node {
+                value: Some(if rng.chance(0.3) {
+                    value(rng)
+                } else {
+                    String::new()
+                }),
+                disabled,
+                ..Node::new(0, "textbox", phrase(rng, 1, 2))
+            }),
+            1 => nodes.push(Node {
+                checked: Some(rng.chance(0.5)),
+                disabled,
+                ..Node::new(0, "checkbox", phrase(rng, 1, 3))
+            }),
+            2 => nodes.extend(select(rng, disabled)),
+            _ => nodes.push(Node::new(0, "StaticText", phrase(rng, 2, 6))),
+        }
+    }
+    if rng.chance(0.3) {
+        let boxes: Vec<usize> = (0..nodes.len())
+            .filter(|&i| nodes[i].role == "textbox" && !nodes[i].disabled)
+            .collect();
+        if let Some(&i) = rng.pick(&boxes) {
+            nodes[i].focused = true;
+        }
+    }
+    let mut page = Page {
+        title: format!("{} - {}", phrase(rng, 1, 1), phrase(rng, 1, 2)),
+        nodes,
+    };
+    let base = 1 + rng.below(60);
+    let mut r = rng.clone();
+    page.assign_bids(base, || r.chance(0.2));
+    rng.next_u64();
+    Browser::new(vec![page])
 }
 
 #[cfg(test)]

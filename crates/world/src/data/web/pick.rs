@@ -25,6 +25,18 @@ fn typed(field: &Node, rng: &mut Rng, w: &Words) -> String {
 /// Picks an action for the shown page; `prev` (the last step's effect) makes follow-ups
 /// likely: typing after a focusing click, going back after a navigation.
 pub(crate) fn pick_act(b: &Browser, prev: Option<&Effect>, rng: &mut Rng, w: &Words) -> Act {
+    pick(b, prev, rng, w, false)
+}
+
+/// Picks an action that acts on a field of the page (a drill,
+/// [`super::WebDataConfig::drill_share`]): fill, focus, typing, select, toggle, and the
+/// no-ops that still name a field (disabled, a missing option, fill on a non-field); never a
+/// navigation or a missing element.
+pub(crate) fn pick_edit(b: &Browser, rng: &mut Rng, w: &Words) -> Act {
+    pick(b, None, rng, w, true)
+}
+
+fn pick(b: &Browser, prev: Option<&Effect>, rng: &mut Rng, w: &Words, edits_only: bool) -> Act {
     let page = b.page();
     let nodes = &page.nodes;
     let bid = |i: usize| nodes[i].bid.clone().unwrap_or_default();
@@ -74,7 +86,7 @@ pub(crate) fn pick_act(b: &Browser, prev: Option<&Effect>, rng: &mut Rng, w: &Wo
         })
         .collect();
     let w8 = |v: &[usize], w: u32| if v.is_empty() { 0 } else { w };
-    let weights = [
+    let mut weights = [
         w8(&textboxes, 30),                        // 0 fill
         w8(&textboxes, 15),                        // 1 focus
         if focused.is_some() { 25 } else { 2 },    // 2 keyboard_type
@@ -89,6 +101,17 @@ pub(crate) fn pick_act(b: &Browser, prev: Option<&Effect>, rng: &mut Rng, w: &Wo
         4,                                         // 11 missing bid
         w8(&wrong, 2),                             // 12 fill on a non-field
     ];
+    if edits_only {
+        for k in [6, 7, 8, 10, 11] {
+            weights[k] = 0;
+        }
+        if focused.is_none() {
+            weights[2] = 0;
+        }
+        if weights.iter().all(|&x| x == 0) {
+            weights[11] = 1; // no field to act on: a missing bid, the one no-op left
+        }
+    }
     let one = |v: &[usize], rng: &mut Rng| v[rng.below(v.len())];
     match rng.weighted(&weights) {
         0 => {

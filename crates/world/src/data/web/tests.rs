@@ -456,3 +456,86 @@ fn made_up_sites_replace_training_rows_only() {
     .unwrap();
     crate::data::assert_made_up_share(&held, &none_rows, &all_rows, &half, 31..90);
 }
+
+#[test]
+fn drills_are_one_edit_on_a_made_up_form_in_training_rows_only() {
+    // At share 1 every training row is a drill: one turn, a valid state, an action that names
+    // a bid the page has (never a navigation), and at most the lines of that element and the
+    // root (the focus moving) changed. Held-out rows are those of share 0, row for row.
+    let none = cfg(200, real_pages());
+    let all = WebDataConfig {
+        drill_share: 1.0,
+        ..none.clone()
+    };
+    let (none_rows, all_rows) = (generate_web(&none).unwrap(), generate_web(&all).unwrap());
+    check_rows(&all_rows, &all);
+    let mut edited = 0;
+    for (a, b) in all_rows.iter().zip(&none_rows) {
+        if a.split != Some(Split::Train) {
+            assert_eq!(a, b);
+            continue;
+        }
+        assert_eq!(a.extra["source"], "drill", "{}", a.id);
+        assert_eq!(a.prompt.len(), 1, "{}", a.id);
+        let act = &actions(a)[0];
+        assert!(
+            ["fill(", "click(", "select_option(", "keyboard_type("]
+                .iter()
+                .any(|p| act.starts_with(p)),
+            "{act}"
+        );
+        let s = states(a);
+        // the element the action names: its bid, or the focused field typing goes to
+        let named = if act.starts_with("keyboard_type(") {
+            s[0].lines()
+                .find(|l| l.contains(", focused") && l.contains("textbox"))
+                .map(|l| l.trim_start().to_string())
+        } else {
+            let bid = act.split('\'').nth(1).unwrap_or_default();
+            assert!(
+                s[0].contains(&format!("[{bid}] ")),
+                "{act} names nothing in\n{}",
+                s[0]
+            );
+            Some(format!("[{bid}] "))
+        };
+        let (before, after): (Vec<&str>, Vec<&str>) =
+            (s[0].lines().collect(), s[1].lines().collect());
+        assert_eq!(before.len(), after.len(), "{}", a.id);
+        let changed: Vec<usize> = (0..before.len())
+            .filter(|&i| before[i] != after[i])
+            .collect();
+        for &i in &changed {
+            let line = before[i].trim_start();
+            // the root or the field that had the focus gives it up (or the root takes it back)
+            let focus_moved =
+                before[i].replace(", focused", "") == after[i].replace(", focused", "");
+            let ok = (focus_moved && (i == 0 || before[i].contains(", focused")))
+                || named.as_deref().is_some_and(|n| line.starts_with(n))
+                || (act.starts_with("select_option(") && line.contains("] option '"));
+            assert!(ok, "{act} changed {line:?}:\n{}\n---\n{}", s[0], s[1]);
+        }
+        edited += usize::from(!changed.is_empty());
+    }
+    let train = all_rows
+        .iter()
+        .filter(|r| r.split == Some(Split::Train))
+        .count();
+    assert!(
+        edited * 10 >= train * 7,
+        "{edited} of {train} drills edit the page"
+    );
+    // At share 0.5, drills take about half of the rows left after made-up sites.
+    let half = generate_web(&WebDataConfig {
+        drill_share: 0.5,
+        synthetic_share: 0.5,
+        ..none.clone()
+    })
+    .unwrap();
+    let count = |src: &str| half.iter().filter(|r| r.extra["source"] == src).count();
+    let (made, drills) = (count("synthetic"), count("drill"));
+    assert!(
+        (60..120).contains(&made) && (25..70).contains(&drills),
+        "{made} {drills}"
+    );
+}
