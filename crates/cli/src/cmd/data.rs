@@ -57,6 +57,10 @@ pub struct Args {
     /// terminal rows, which are real bash.
     #[arg(long, default_value_t = 0.0)]
     synthetic_share: f64,
+    /// Share of the training rows (of those not on made-up states) that are drills: one edit
+    /// on a short made-up form (Web) or window (OS); not for terminal or Android rows.
+    #[arg(long, default_value_t = 0.0)]
+    drill_share: f64,
     /// Share of the training rows (Web, Android, OS) whose content words are renamed to
     /// made-up ones, as `train demo` does (its default: 0.8); 0 keeps them.
     #[arg(long, default_value_t = 0.0)]
@@ -79,11 +83,16 @@ pub fn run(args: Args) -> Result<()> {
             "--synthetic-share is for `data android|web|os` (made-up states); terminal rows are real bash"
         );
     }
-    if !(0.0..=1.0).contains(&args.synthetic_share) {
-        anyhow::bail!(
-            "--synthetic-share {} is not a share between 0 and 1",
-            args.synthetic_share
-        );
+    for (flag, share) in [
+        ("--synthetic-share", args.synthetic_share),
+        ("--drill-share", args.drill_share),
+    ] {
+        if !(0.0..=1.0).contains(&share) {
+            anyhow::bail!("{flag} {share} is not a share between 0 and 1");
+        }
+    }
+    if args.drill_share > 0.0 && matches!(args.kind, Kind::Terminal | Kind::Android) {
+        anyhow::bail!("--drill-share is for `data web|os` (one edit on a made-up form or window)");
     }
     let full = args.prompts == "full";
     let prompt = |domain: Domain, demo: &str| -> String {
@@ -125,6 +134,7 @@ pub fn run(args: Args) -> Result<()> {
                 pages,
                 held_out: Some(vec!["basic_iframe_site_inner-iframe".into()]),
                 synthetic_share: args.synthetic_share,
+                drill_share: args.drill_share,
                 system_prompt: prompt(Domain::Web, WEB_PROMPT),
                 ..Default::default()
             })?
@@ -140,6 +150,7 @@ pub fn run(args: Args) -> Result<()> {
                 seed: args.seed,
                 trees,
                 synthetic_share: args.synthetic_share,
+                drill_share: args.drill_share,
                 system_prompt: prompt(Domain::Os, OS_PROMPT),
                 ..Default::default()
             })?

@@ -94,6 +94,11 @@ pub struct Args {
     /// real trees (default: the recipe's, 0.5). Applies when the data is made.
     #[arg(long)]
     os_synthetic_share: Option<f64>,
+    /// Share of the Web and OS training rows (of those not on made-up states) that are
+    /// drills: one edit on a short made-up form or window, so a batch holds many edits
+    /// (default: the recipe's, 0). Applies when the data is made.
+    #[arg(long)]
+    drill_share: Option<f64>,
     /// A length ramp at the start of the world-model phase, `STEPS:TOKENS`: for STEPS steps
     /// batches hold only examples up to a limit that grows from TOKENS to the longest
     /// (`none`: no ramp; default: the recipe's).
@@ -314,6 +319,7 @@ pub fn run(args: Args) -> Result<()> {
             args.os_synthetic_share,
             &mut recipe.os_synthetic_share,
         ),
+        ("--drill-share", args.drill_share, &mut recipe.drill_share),
     ] {
         if let Some(share) = share {
             if !(0.0..=1.0).contains(&share) {

@@ -59,6 +59,11 @@ pub struct DemoRecipe {
     /// trees (0: none; half by default).
     #[serde(default)]
     pub os_synthetic_share: f64,
+    /// Share of the Web and OS training rows that are drills (one edit on a short made-up
+    /// form or window: `WebDataConfig::drill_share`, `OsDataConfig::drill_share`), drawn from
+    /// the rows not on made-up states (0: none, the default).
+    #[serde(default)]
+    pub drill_share: f64,
     /// Tokenizer size, added tokens included.
     pub vocab_size: usize,
     /// Examples longer than this many tokens are left out of training.
@@ -171,6 +176,7 @@ impl Default for DemoRecipe {
             android_synthetic_share: 0.5,
             web_synthetic_share: 0.5,
             os_synthetic_share: 0.5,
+            drill_share: 0.0,
             web_rows: 2500,
             os_rows: 2500,
             vocab_size: 4096,

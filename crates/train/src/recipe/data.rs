@@ -82,6 +82,7 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         // no-ops (the last page by name, example.html, has only a link).
         held_out: Some(vec!["basic_iframe_site_inner-iframe".into()]),
         synthetic_share: recipe.web_synthetic_share,
+        drill_share: recipe.drill_share,
         system_prompt: WEB_PROMPT.into(),
         ..Default::default()
     })?;
@@ -90,6 +91,7 @@ pub fn make_data(recipe: &DemoRecipe, sources: &DemoSources) -> Result<(Vec<Row>
         seed: recipe.seed,
         trees: AtspiTree::load_dir(&sources.os_trees)?,
         synthetic_share: recipe.os_synthetic_share,
+        drill_share: recipe.drill_share,
         system_prompt: OS_PROMPT.into(),
         ..Default::default()
     })?;
