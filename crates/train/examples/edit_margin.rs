@@ -21,6 +21,7 @@ use agentworld_model::TokenBatch;
 use agentworld_model::sampling::CopyPrior;
 use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_train::dataset::build_examples;
+use agentworld_train::eval::rows_of_each_domain;
 use agentworld_world::row::read_jsonl_file;
 use burn::tensor::activation::log_softmax;
 
@@ -45,16 +46,10 @@ fn main() -> anyhow::Result<()> {
     );
     let first: usize = args.next().map_or(Ok(100), |s| s.parse())?;
     let count: usize = args.next().map_or(Ok(50), |s| s.parse())?;
-    let rows = read_jsonl_file(dir.join("heldout.jsonl"))?;
-    let mut seen = BTreeMap::<String, usize>::new();
-    let rows: Vec<_> = rows
-        .into_iter()
-        .filter(|r| {
-            let n = seen.entry(r.task.clone()).or_insert(0);
-            *n += 1;
-            *n > first && *n <= first + count
-        })
-        .collect();
+    let rows = rows_of_each_domain(
+        read_jsonl_file(dir.join("heldout.jsonl"))?,
+        first..first + count,
+    );
     let tokenizer = Tokenizer::from_bytes(&std::fs::read(dir.join("tokenizer.json"))?)?;
     let examples = build_examples(&rows, &tokenizer, &ChatTemplate::agentworld())?;
     let device = Default::default();

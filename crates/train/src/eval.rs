@@ -244,6 +244,20 @@ pub fn evaluate<B: Backend>(
     Ok(out)
 }
 
+/// Rows `range` of each domain of `rows` (counted per domain, in file order; the domain is the
+/// task's last part, [`row_domain`]), for the teacher-forced diagnostics that score the tune
+/// rows (100..150) which `eval fidelity`'s reported rows (the first 100) leave out.
+pub fn rows_of_each_domain(rows: Vec<Row>, range: Range<usize>) -> Vec<Row> {
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    rows.into_iter()
+        .filter(|r| {
+            let n = seen.entry(row_domain(r).to_string()).or_insert(0);
+            *n += 1;
+            range.contains(&(*n - 1))
+        })
+        .collect()
+}
+
 /// Byte ranges of `prompt` (the row rendered) holding the lines of the current state that the
 /// target turn's action names ([`agentworld_world::action::named_in_prompt`], in the domain's
 /// [`state_format`]). Empty for text domains, or when the action or the state cannot be read.
