@@ -44,8 +44,14 @@ fn main() -> anyhow::Result<()> {
         args.next()
             .unwrap_or_else(|| "public/models/agentworld-demo".into()),
     );
-    let first: usize = args.next().map_or(Ok(100), |s| s.parse())?;
-    let count: usize = args.next().map_or(Ok(50), |s| s.parse())?;
+    let mut number = |name: &str, default: usize| -> anyhow::Result<usize> {
+        args.next().map_or(Ok(default), |s| {
+            s.parse()
+                .map_err(|e| anyhow::anyhow!("{name} {s:?} is not a row count: {e}"))
+        })
+    };
+    let first = number("FIRST", 100)?;
+    let count = number("ROWS", 50)?;
     let rows = rows_of_each_domain(
         read_jsonl_file(dir.join("heldout.jsonl"))?,
         first..first + count,
