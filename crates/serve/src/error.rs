@@ -73,7 +73,7 @@ impl ApiError {
     /// The OpenAI error type for the status.
     pub fn kind(&self) -> &'static str {
         match self.status.as_u16() {
-            400 | 413 | 422 => "invalid_request_error",
+            400 | 405 | 413 | 422 => "invalid_request_error",
             404 => "not_found_error",
             503 => "server_overloaded",
             _ => "server_error",

@@ -51,6 +51,8 @@ async fn server() -> common::Server {
                 &["<tool_call>\n{\"name\": \"click\", \"arguments\": {\"element_id\": 2}}\n</tool_call>", "</think>\n\nDone."]
             } else if prompt.contains("misfit") {
                 &["ok</think>\n\n<tool_call>\n<function=click>\n<parameter=element_id>\nthe blue one\n</parameter>\n</function>\n</tool_call>"]
+            } else if prompt.contains("leading") {
+                &["\n", "\nLooking", " closer.", "</think>", "\n\n", "Done", " here."]
             } else if prompt.contains("stop") {
                 &["thinking</think>\n\nalpha be", "ta gam", "ma"]
             } else {
@@ -112,6 +114,25 @@ async fn tool_calls_streaming_never_leak_a_split_tag() {
         a.tool_calls[0]["function"]["arguments"],
         "{\"element_id\":7}"
     );
+}
+
+/// A stream adds up to the message a non-streaming request gets: the whitespace before the
+/// reasoning and before the answer is not sent (the message's fields are trimmed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_adds_up_to_the_trimmed_message() {
+    let s = server().await;
+    let (_, v) = s
+        .post("/v1/chat/completions", &request("leading", false))
+        .await;
+    let m = &v["choices"][0]["message"];
+    assert_eq!(m["reasoning_content"], "Looking closer.");
+    assert_eq!(m["content"], "Done here.");
+    let a = assemble(
+        &s.stream("/v1/chat/completions", &request("leading", true))
+            .await,
+    );
+    assert_eq!(a.reasoning, "Looking closer.");
+    assert_eq!(a.content, "Done here.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -395,4 +416,6 @@ async fn wrong_methods_get_json_errors() {
     assert_eq!(status, 405);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["error"]["code"], "method_not_allowed");
+    // The client's mistake, as OpenAI types it, not the server's.
+    assert_eq!(v["error"]["type"], "invalid_request_error");
 }

@@ -275,6 +275,7 @@ fn stream(
         yield data(&envelope.chunk(json!({"role": "assistant", "content": ""}), None));
         let mut completion = 0;
         let mut calls = 0;
+        let mut begun = Begun::default();
         let reason = loop {
             let (delta, stopped) = match rx.recv().await {
                 Some(JobEvent::Text { text, tokens }) => {
@@ -294,7 +295,7 @@ fn stream(
                     return;
                 }
             };
-            for chunk in delta_chunks(&envelope, delta, &mut calls) {
+            for chunk in delta_chunks(&envelope, begun.trim(delta), &mut calls) {
                 yield data(&chunk);
             }
             if let Some(reason) = stopped {
@@ -312,6 +313,32 @@ fn stream(
         yield Ok(Event::default().data("[DONE]"));
     };
     Sse::new(events).keep_alive(KeepAlive::default())
+}
+
+/// Whether the reasoning and the content have shown any text yet. The whitespace before
+/// each one's first text is dropped, as the whole message's `reasoning_content` and
+/// `content` are trimmed, so a stream adds up to the same text (the template's newline
+/// after `<think>` is not reasoning).
+#[derive(Default)]
+struct Begun {
+    reasoning: bool,
+    content: bool,
+}
+
+impl Begun {
+    fn trim(&mut self, mut delta: ChatDelta) -> ChatDelta {
+        for (begun, text) in [
+            (&mut self.reasoning, &mut delta.reasoning),
+            (&mut self.content, &mut delta.content),
+        ] {
+            if !*begun {
+                let rest = text.trim_start();
+                *begun = !rest.is_empty();
+                *text = rest.to_string();
+            }
+        }
+        delta
+    }
 }
 
 /// One chunk per kind of change in `delta`: reasoning, content, tool calls.
