@@ -62,6 +62,10 @@ pub enum Error {
     /// An action that does not follow its schema.
     #[error("invalid action: {0}")]
     Action(String),
+    /// A state given to a model that cannot be put in the model's format (markup that does not
+    /// parse), with what to give instead.
+    #[error("state: {0}")]
+    State(String),
     /// A data-generation configuration or run that cannot proceed.
     #[error("data generation: {0}")]
     Data(String),

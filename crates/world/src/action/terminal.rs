@@ -67,8 +67,12 @@ impl TerminalAction {
 
 /// Parses a terminal action from JSON text.
 pub fn parse(text: &str) -> Result<TerminalAction, ActionError> {
-    let value: Value = serde_json::from_str(text.trim())
-        .map_err(|e| ActionError::new(format!("terminal: not JSON ({e})")))?;
+    let value: Value = serde_json::from_str(text.trim()).map_err(|e| {
+        ActionError::new(format!(
+            "terminal: not JSON ({e}); a terminal action is a list of keystroke batches, \
+                 e.g. [{{\"keystrokes\": \"ls -l\\n\", \"duration\": 0.5}}]"
+        ))
+    })?;
     let items = match value {
         Value::Array(items) => items,
         Value::String(s) if s.is_empty() => {

@@ -109,9 +109,17 @@ pub fn parse_tasks(text: &str) -> Result<Vec<Task>> {
         if trimmed.is_empty() || trimmed.starts_with("//") {
             continue;
         }
-        let task: Task = serde_json::from_str(trimmed).map_err(|e| Error::Json {
-            line: i + 1,
-            message: e.to_string(),
+        let task: Task = serde_json::from_str(trimmed).map_err(|e| {
+            // serde_json's own "at line 1 column N" counts within this one line: say column N.
+            let text = e.to_string();
+            let at = format!(" at line {} column {}", e.line(), e.column());
+            Error::Json {
+                line: i + 1,
+                message: match text.strip_suffix(&at) {
+                    Some(message) => format!("{message} (column {})", e.column()),
+                    None => text,
+                },
+            }
         })?;
         if let Some(format) = task.format.as_deref()
             && format != "auto"
@@ -213,6 +221,8 @@ mod tests {
             let err = parse_tasks(text).unwrap_err().to_string();
             assert!(err.starts_with(&format!("line {line}:")), "{err}");
             assert!(err.contains(what), "{err}");
+            // One line named, not serde's count within the line as well.
+            assert!(!err.contains("at line"), "{err}");
         }
     }
 

@@ -24,7 +24,7 @@ pub struct ModelState {
 /// domain (`None`: the model reads states as written).
 ///
 /// # Errors
-/// [`Error::Data`] saying which format was expected, when the state looks like markup of the
+/// [`Error::State`] saying which format was expected, when the state looks like markup of the
 /// domain's kind but cannot be read.
 pub fn for_model(domain: Domain, state: &str, format: Option<&str>) -> Result<ModelState> {
     let as_written = || ModelState {
@@ -37,7 +37,10 @@ pub fn for_model(domain: Domain, state: &str, format: Option<&str>) -> Result<Mo
     match (domain, format) {
         (Domain::Web, Some("axtree")) => {
             let text = html_to_axtree("the state", state).map_err(|e| {
-                Error::Data(format!("the state looks like HTML but cannot be read: {e}"))
+                Error::State(format!(
+                    "it looks like HTML but cannot be read: {e}; give the page's HTML or its \
+                     accessibility tree (`[bid] role 'name'` lines)"
+                ))
             })?;
             Ok(ModelState {
                 text,
@@ -55,10 +58,9 @@ pub fn for_model(domain: Domain, state: &str, format: Option<&str>) -> Result<Mo
                 .filter_map(|f| registry.parse(f, state).ok())
                 .find(|p| p.warnings.is_empty())
                 .ok_or_else(|| {
-                    Error::Data(
-                        "the state looks like a desktop accessibility tree (XML) but does not \
-                         parse as osworld-xml or atspi; give the OSWorld table (osworld-tsv) \
-                         instead"
+                    Error::State(
+                        "it looks like a desktop accessibility tree (XML) but does not parse as \
+                         osworld-xml or atspi; give the OSWorld table (osworld-tsv) instead"
                             .into(),
                     )
                 })?;
@@ -72,8 +74,10 @@ pub fn for_model(domain: Domain, state: &str, format: Option<&str>) -> Result<Mo
         }
         (Domain::Android, Some("android-compact")) => {
             let parsed = parse_xml(state).map_err(|e| {
-                Error::Data(format!(
-                    "the state looks like a UI dump but does not parse: {e}"
+                Error::State(format!(
+                    "it looks like a uiautomator dump but does not parse: {e}; fix the XML \
+                     there (`agentworld parse FILE` reads it leniently and shows what it \
+                     recovers), dump the screen again, or give it in android-compact form"
                 ))
             })?;
             let mut notes: Vec<String> = parsed.warnings.iter().map(|w| w.to_string()).collect();
@@ -137,6 +141,13 @@ mod tests {
         assert!(e.to_string().contains("osworld-tsv"), "{e}");
         let e =
             for_model(Domain::Android, "<hierarchy><node", Some("android-compact")).unwrap_err();
-        assert!(e.to_string().contains("UI dump"), "{e}");
+        assert!(e.to_string().contains("uiautomator dump"), "{e}");
+        assert!(e.to_string().contains("android-compact form"), "{e}");
+        // A state the user gave, not a data-generation failure.
+        assert!(matches!(e, Error::State(_)), "{e:?}");
+        let e = for_model(Domain::Web, "<html><body></div>", Some("axtree"));
+        if let Err(e) = e {
+            assert!(matches!(e, Error::State(_)), "{e:?}");
+        }
     }
 }

@@ -33,8 +33,13 @@ pub enum AndroidForm {
 
 /// Parses an Android action from JSON text in any accepted form.
 pub fn parse(text: &str) -> Result<AndroidForm, ActionError> {
-    let value: Value = serde_json::from_str(text.trim())
-        .map_err(|e| ActionError::new(format!("android: not JSON ({e})")))?;
+    let value: Value = serde_json::from_str(text.trim()).map_err(|e| {
+        ActionError::new(format!(
+            "android: not JSON ({e}); an Android action is a JSON object, e.g. \
+                 {{\"action\": \"toggle\", \"target\": \"#remember_me\"}} or \
+                 {{\"action_type\": \"click\", \"index\": 3}}"
+        ))
+    })?;
     let Value::Object(obj) = value else {
         return Err(ActionError::new(format!(
             "android: expected an action object, got {}",
