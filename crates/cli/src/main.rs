@@ -7,6 +7,7 @@ mod display;
 mod endpoint;
 mod paths;
 mod progress;
+mod values;
 
 use clap::{Parser, Subcommand};
 

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use agentworld_train::eval::{DomainSummary, evaluate, summarise};
 use agentworld_train::recipe::pick_eval_rows;
 use agentworld_world::row::read_jsonl_file;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::backend::{BackendKind, OnBackend, dispatch};
 use crate::{paths, progress};
@@ -51,13 +51,13 @@ pub struct FidelityArgs {
     #[arg(long)]
     data: Option<PathBuf>,
     /// Rows evaluated per domain (the first ones in the file).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = crate::values::at_least_one)]
     rows: usize,
     /// Rows generated together.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, allow_negative_numbers = true, value_parser = crate::values::at_least_one)]
     batch: usize,
     /// Generation limit per row.
-    #[arg(long, default_value_t = 700)]
+    #[arg(long, default_value_t = 700, allow_negative_numbers = true, value_parser = crate::values::at_least_one)]
     max_tokens: usize,
     /// Also write every prediction as JSONL here.
     #[arg(long)]
@@ -65,13 +65,13 @@ pub struct FidelityArgs {
     /// Copy prior: a logit bonus, in nats, for the token that continues the span of the prompt
     /// being copied; 0 is plain greedy decoding; applies to every domain. Default: the model
     /// card's for each domain (`copy_bias_by_domain`, else `copy_bias`), else 0.
-    #[arg(long, value_parser = crate::cmd::simulate::parse_copy_bias)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::values::copy_bias)]
     copy_bias: Option<f32>,
     /// Copy prior (nats) on the lines of the state the action names (the element it acts on)
     /// in place of `--copy-bias` there, in every GUI domain. Default: the card's
     /// `named_copy_bias_by_domain` when `--copy-bias` is not given; a domain it does not list
     /// copies those lines as the rest.
-    #[arg(long, value_parser = crate::cmd::simulate::parse_copy_bias)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::values::copy_bias)]
     named_copy_bias: Option<f32>,
     /// Record the figures in the model's card (`agentworld.json`), replacing earlier ones.
     #[arg(long)]
@@ -91,7 +91,7 @@ pub struct RoutingArgs {
     #[arg(long)]
     data: Option<PathBuf>,
     /// Rows run per domain (the first ones in the file).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, allow_negative_numbers = true, value_parser = crate::values::at_least_one)]
     rows: usize,
     /// Write the figures as JSON here (the playground reads `routing.json` beside the model).
     #[arg(long)]
@@ -176,8 +176,14 @@ pub fn print_table(summary: &[DomainSummary]) {
     println!("|---|---|---|---|---|---|---|---|");
     for d in summary {
         let unit = if d.unit == "node" { "" } else { " (lines)" };
+        // No row changed its state: there is no share of changed lines to give.
+        let changed = if d.changed_rows == 0 {
+            "– (0)".to_string()
+        } else {
+            format!("{:.1}% ({})", 100.0 * d.changed_accuracy, d.changed_rows)
+        };
         println!(
-            "| {} | {} | {:.1}% | {:.1}% | {:.3}{unit} | {:.1}% | {:.3}{unit} | {:.1}% ({}) |",
+            "| {} | {} | {:.1}% | {:.1}% | {:.3}{unit} | {:.1}% | {:.3}{unit} | {changed} |",
             d.domain,
             d.rows,
             100.0 * d.well_formed,
@@ -185,8 +191,6 @@ pub fn print_table(summary: &[DomainSummary]) {
             d.node_f1,
             100.0 * d.baseline_exact,
             d.baseline_node_f1,
-            100.0 * d.changed_accuracy,
-            d.changed_rows
         );
     }
     for d in summary {
@@ -298,14 +302,41 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
+/// Reads the rows to evaluate from `data`.
+///
+/// # Errors
+/// A file that cannot be read, one with no rows, and a row whose `task` is not one of the
+/// seven domains (its id and line named): scored anyway, it would land in a table row of its
+/// own under rules that are not its domain's.
+fn eval_rows(data: &std::path::Path) -> Result<Vec<agentworld_world::Row>> {
+    let rows =
+        read_jsonl_file(data).with_context(|| format!("reading rows from {}", data.display()))?;
+    if rows.is_empty() {
+        bail!(
+            "{}: no rows to evaluate (AgentWorldBench JSONL: one row per line)",
+            data.display()
+        );
+    }
+    for (i, row) in rows.iter().enumerate() {
+        if let Err(e) = row.task.parse::<agentworld_world::Domain>() {
+            bail!(
+                "{}: row {} (`{}`): task: {e}",
+                data.display(),
+                i + 1,
+                row.id
+            );
+        }
+    }
+    Ok(rows)
+}
+
 fn fidelity(args: FidelityArgs) -> Result<()> {
     let model = args.model.clone().unwrap_or_else(paths::default_model);
     let data = args
         .data
         .clone()
         .unwrap_or_else(|| model.join("heldout.jsonl"));
-    let rows = read_jsonl_file(&data)
-        .with_context(|| format!("reading held-out rows from {}", data.display()))?;
+    let rows = eval_rows(&data)?;
     let rows = pick_eval_rows(&rows, args.rows);
     eprintln!(
         "evaluating {} rows from {} on {}",
@@ -322,8 +353,7 @@ fn routing(args: RoutingArgs) -> Result<()> {
         .data
         .clone()
         .unwrap_or_else(|| model.join("heldout.jsonl"));
-    let rows =
-        read_jsonl_file(&data).with_context(|| format!("reading rows from {}", data.display()))?;
+    let rows = eval_rows(&data)?;
     let rows = pick_eval_rows(&rows, args.rows);
     eprintln!(
         "routing {} rows from {} through {}",

@@ -63,10 +63,10 @@ pub struct Args {
     #[arg(long)]
     policy_system: Option<PathBuf>,
     /// Policy sampling temperature.
-    #[arg(long, default_value_t = 0.6)]
+    #[arg(long, default_value_t = 0.6, allow_negative_numbers = true, value_parser = crate::values::temperature)]
     policy_temperature: f64,
     /// Most tokens per policy reply.
-    #[arg(long, default_value_t = 2048)]
+    #[arg(long, default_value_t = 2048, allow_negative_numbers = true, value_parser = crate::values::at_least_one)]
     policy_max_tokens: usize,
     /// The world model on an OpenAI-compatible server (vLLM, SGLang, `agentworld serve`)
     /// instead of a local model.
@@ -88,16 +88,16 @@ pub struct Args {
     #[arg(long)]
     prompts_dir: Option<PathBuf>,
     /// Environments run at once (a local model decodes them in one batch).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = crate::values::at_least_one)]
     concurrency: usize,
     /// Most steps per episode (a task's `max_steps` overrides it).
     #[arg(long, default_value_t = 8)]
     max_steps: usize,
     /// Most world-model tokens per step. Default: the model card's, else 4096.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::values::at_least_one)]
     max_tokens: Option<usize>,
     /// World sampling temperature. Default: greedy locally, 0.6 (the benchmark's) on an endpoint.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::values::temperature)]
     temperature: Option<f64>,
     /// Seed of a local world model (environment i, turn t samples with seed + 1000 i + t).
     #[arg(long, default_value_t = 0)]

@@ -139,7 +139,7 @@ pub struct Args {
     /// continues the span of the prompt being copied): written into the model card and used by
     /// the probe and the final evaluation, in every domain (default: the recipe's: 15 nats, 4
     /// on Android screens).
-    #[arg(long, value_parser = crate::cmd::simulate::parse_copy_bias)]
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::values::copy_bias)]
     copy_bias: Option<f32>,
     /// Peak learning rate (default: the recipe's).
     #[arg(long)]
