@@ -18,6 +18,8 @@ pub struct Printer {
     block_fresh: bool,
     /// What went to stdout ends a line (or nothing went there).
     stdout_line_ended: bool,
+    /// The observation shown on stderr (with `--json`) ends a line.
+    stderr_line_ended: bool,
 }
 
 impl Printer {
@@ -31,6 +33,7 @@ impl Printer {
             held_newlines: 0,
             block_fresh: false,
             stdout_line_ended: true,
+            stderr_line_ended: true,
         }
     }
 
@@ -44,8 +47,9 @@ impl Printer {
     pub fn finish(&mut self) {
         let events = self.stream.finish();
         self.show(events);
-        if self.thinking_started {
-            self.thinking_started = false;
+        if std::mem::take(&mut self.thinking_started) {
+            // Output cut off inside the reasoning: what follows on stderr starts a line.
+            let _ = writeln!(std::io::stderr().lock());
         }
         let mut out = std::io::stdout().lock();
         if !self.stdout_line_ended {
@@ -101,6 +105,9 @@ impl Printer {
                     };
                     if self.observation_to_stderr {
                         let _ = write!(err, "{t}");
+                        if !t.is_empty() {
+                            self.stderr_line_ended = t.ends_with('\n');
+                        }
                     } else if !t.is_empty() {
                         let mut out = std::io::stdout().lock();
                         let _ = write!(out, "{t}");
@@ -109,6 +116,15 @@ impl Printer {
                     }
                 }
                 ObservationEvent::BlockEnd => {
+                    // The marker starts its own line, after an observation that did not end one.
+                    if !std::mem::replace(&mut self.stdout_line_ended, true) {
+                        let mut out = std::io::stdout().lock();
+                        let _ = writeln!(out);
+                        let _ = out.flush();
+                    }
+                    if !std::mem::replace(&mut self.stderr_line_ended, true) {
+                        let _ = writeln!(err);
+                    }
                     let _ = writeln!(
                         err,
                         "{}",

@@ -23,17 +23,45 @@ pub struct Completion {
 fn agent(timeout_secs: u64) -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(timeout_secs)))
+        .http_status_as_error(false)
         .build()
         .into()
+}
+
+/// `response` when its status is 2xx, else an error with the status and what the server said
+/// (an OpenAI-style `error.message`, else the start of the body).
+fn ok_or_detail(
+    url: &str,
+    response: ureq::http::Response<ureq::Body>,
+) -> Result<ureq::http::Response<ureq::Body>> {
+    let status = response.status().as_u16();
+    if (200..300).contains(&status) {
+        return Ok(response);
+    }
+    let body = response
+        .into_body()
+        .with_config()
+        .limit(64 * 1024)
+        .read_to_string()
+        .unwrap_or_default();
+    let detail = serde_json::from_str::<Value>(&body)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
+        .unwrap_or_else(|| body.trim().chars().take(300).collect());
+    if detail.is_empty() {
+        bail!("{url} answered HTTP {status}")
+    }
+    bail!("{url} answered HTTP {status}: {detail}")
 }
 
 /// The first model id the server lists at `/v1/models`.
 pub fn first_model(base: &str) -> Result<String> {
     let url = format!("{}/v1/models", base.trim_end_matches('/'));
-    let body: Value = agent(30)
+    let response = agent(30)
         .get(&url)
         .call()
-        .with_context(|| format!("GET {url}"))?
+        .with_context(|| format!("GET {url}"))?;
+    let body: Value = ok_or_detail(&url, response)?
         .body_mut()
         .read_json()
         .with_context(|| format!("{url} did not return JSON"))?;
@@ -61,11 +89,11 @@ pub fn stream_chat(
     if let Some(seed) = seed {
         body["seed"] = seed.into();
     }
-    let response = match agent(3600).post(&url).send_json(&body) {
-        Ok(r) => r,
-        Err(ureq::Error::StatusCode(code)) => bail!("{url} answered HTTP {code}"),
-        Err(e) => return Err(e).with_context(|| format!("POST {url}")),
-    };
+    let response = agent(3600)
+        .post(&url)
+        .send_json(&body)
+        .with_context(|| format!("POST {url}"))?;
+    let response = ok_or_detail(&url, response)?;
     let reader = BufReader::new(response.into_body().into_reader());
     let mut text = String::new();
     let mut in_reasoning = false;

@@ -140,6 +140,68 @@ fn bad_input_gets_a_clear_error_not_a_panic() {
     ]);
     let e = text(&out.stderr);
     assert!(!e.contains("panicked"), "{e}");
+    assert!(!out.status.success());
+    assert!(
+        e.contains("broken.xml") && e.contains("does not parse") && e.contains("agentworld parse"),
+        "{e}"
+    );
+
+    // Arguments refused before any model loads, each error saying what was wrong.
+    let empty_model = dir.path().join("empty-model");
+    std::fs::create_dir(&empty_model).unwrap();
+    for (extra, says) in [
+        (vec!["--temperature", "-1"], "between 0 (greedy) and 2"),
+        (vec!["--top-p", "0"], "above 0 and at most 1"),
+        (vec!["--max-tokens", "0"], "1 or more"),
+        (vec!["--copy-bias", "-5"], "0 (off) or more"),
+        (
+            vec!["--model", empty_model.to_str().unwrap()],
+            "not a model directory (no config.json)",
+        ),
+    ] {
+        let mut args = vec!["simulate", "--domain", "web", "--action", "click('1')"];
+        args.extend(extra);
+        let out = agentworld(&args);
+        let e = text(&out.stderr);
+        assert!(!out.status.success() && e.contains(says), "{args:?}: {e}");
+    }
+    // An action file that is not there is not sent to the model as the action's text.
+    for (action, says) in [
+        ("examples/android/no_such_action.json", "no such file"),
+        ("  ", "--action is empty"),
+    ] {
+        let out = agentworld(&["simulate", "--domain", "android", "--action", action]);
+        let e = text(&out.stderr);
+        assert!(!out.status.success() && e.contains(says), "{action:?}: {e}");
+    }
+}
+
+/// `eval fidelity` refuses rows it cannot score instead of printing an empty or made-up table.
+#[test]
+fn eval_fidelity_refuses_no_rows_and_unknown_domains() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let out = agentworld(&["eval", "fidelity", "--data", empty.to_str().unwrap()]);
+    let e = text(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("no rows to evaluate"),
+        "{e}"
+    );
+
+    let heldout =
+        std::fs::read_to_string(common::repo().join("public/models/agentworld-demo/heldout.jsonl"))
+            .unwrap();
+    let mut row: serde_json::Value = serde_json::from_str(heldout.lines().next().unwrap()).unwrap();
+    row["task"] = "fridge".into();
+    let bogus = dir.path().join("bogus.jsonl");
+    std::fs::write(&bogus, format!("{row}\n")).unwrap();
+    let out = agentworld(&["eval", "fidelity", "--data", bogus.to_str().unwrap()]);
+    let e = text(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("unknown domain `fridge`") && e.contains("row 1"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -415,5 +477,49 @@ fn simulate_against_an_openai_compatible_endpoint() {
         user.starts_with("### Turn 1\n**Action:**\n```json\n")
             && user.contains("**Current State:**\nuser@sandbox:~$ ls"),
         "{user}"
+    );
+}
+
+/// A server's refusal comes back with what the server said, not only its status.
+#[test]
+fn simulate_shows_what_an_endpoint_said_when_it_refuses() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let b =
+            r#"{"error":{"message":"The model `foo` does not exist","type":"not_found_error"}}"#;
+        write!(stream, "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}", b.len()).unwrap();
+    });
+    let out = agentworld(&[
+        "simulate",
+        "--endpoint",
+        &url,
+        "--model-name",
+        "foo",
+        "--domain",
+        "web",
+        "--action",
+        "click('1')",
+    ]);
+    server.join().unwrap();
+    let e = text(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("HTTP 404: The model `foo` does not exist"),
+        "{e}"
     );
 }

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::backend::{BackendKind, OnBackend, dispatch};
 use crate::display::Printer;
-use crate::{endpoint, paths, progress};
+use crate::{endpoint, paths, progress, values};
 
 /// Arguments of `agentworld simulate`.
 #[derive(clap::Args)]
@@ -56,11 +56,11 @@ pub struct Args {
     #[arg(long)]
     prompts_dir: Option<PathBuf>,
     /// Sampling temperature (0 = greedy). Default: greedy locally, 0.6 (the benchmark's) on an endpoint.
-    #[arg(long)]
-    temperature: Option<f32>,
-    /// Nucleus sampling mass.
-    #[arg(long, default_value_t = 1.0)]
-    top_p: f32,
+    #[arg(long, allow_negative_numbers = true, value_parser = values::temperature)]
+    temperature: Option<f64>,
+    /// Nucleus sampling mass, above 0 and at most 1 (1: off).
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true, value_parser = values::top_p)]
+    top_p: f64,
     /// Top-k cut-off (0 = off).
     #[arg(long, default_value_t = 0)]
     top_k: usize,
@@ -71,16 +71,16 @@ pub struct Args {
     /// span of the prompt the observation is copying, as the next state is mostly the current
     /// one; 0 turns it off. Default: the model card's for the domain (`copy_bias_by_domain`,
     /// else `copy_bias`), else 0.
-    #[arg(long, value_parser = parse_copy_bias)]
+    #[arg(long, allow_negative_numbers = true, value_parser = values::copy_bias)]
     copy_bias: Option<f32>,
     /// Copy prior (local models, GUI domains) on the lines of the state the action names (the
     /// element it acts on), in place of `--copy-bias` there. Default: the model card's
     /// `named_copy_bias_by_domain` when `--copy-bias` is not given; unset, those lines are
     /// copied as firmly as the rest.
-    #[arg(long, value_parser = parse_copy_bias)]
+    #[arg(long, allow_negative_numbers = true, value_parser = values::copy_bias)]
     named_copy_bias: Option<f32>,
-    /// Most tokens to generate. Default: the model card's, else 4096.
-    #[arg(long)]
+    /// Most tokens to generate (1 or more). Default: the model card's, else 4096.
+    #[arg(long, allow_negative_numbers = true, value_parser = values::at_least_one)]
     max_tokens: Option<usize>,
     /// Print the parsed state as JSON on stdout (thinking and observation then go to stderr).
     #[arg(long)]
@@ -91,12 +91,37 @@ pub struct Args {
 }
 
 /// Reads `--action`: the text itself, or a file's content when it names a file.
+///
+/// # Errors
+/// An empty action (or action file), and an argument that reads as a file name (one word
+/// ending in `.json` or `.txt`) when no such file exists: sent as written, it would be an
+/// action the model is asked to simulate.
 fn action_text(arg: &str) -> Result<String> {
     let path = std::path::Path::new(arg);
-    if arg.len() < 4096 && !arg.contains('\n') && path.is_file() {
-        return std::fs::read_to_string(path).with_context(|| format!("reading action file {arg}"));
+    let text = if arg.len() < 4096 && !arg.contains('\n') && path.is_file() {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading action file {arg}"))?;
+        if text.trim().is_empty() {
+            bail!("action file {arg} is empty; give the agent's action in it");
+        }
+        text
+    } else {
+        arg.to_string()
+    };
+    let looks_like_a_file = !arg
+        .chars()
+        .any(|c| c.is_whitespace() || "([{'\"".contains(c))
+        && [".json", ".txt", ".jsonl"].iter().any(|e| arg.ends_with(e));
+    if looks_like_a_file && !path.exists() {
+        bail!(
+            "--action {arg}: no such file; give the action's text (e.g. \"click('12')\") or \
+             the path of a file holding it"
+        );
     }
-    Ok(arg.to_string())
+    if text.trim().is_empty() {
+        bail!("--action is empty; give the agent's action, e.g. \"click('12')\"");
+    }
+    Ok(text)
 }
 
 fn read_history(path: &std::path::Path) -> Result<Row> {
@@ -133,10 +158,22 @@ fn target_warnings(action: &Action, state: &str) {
 }
 
 /// The card (`agentworld.json`) of a local model directory, which must hold a model.
+///
+/// # Errors
+/// A path that does not exist, is not a directory or has no `config.json`, each said as such.
 pub(crate) fn model_card(model_dir: &std::path::Path) -> Result<Option<ModelCard>> {
-    if !model_dir.join("config.json").is_file() {
+    let what = if !model_dir.exists() {
+        Some("does not exist")
+    } else if !model_dir.is_dir() {
+        Some("is not a directory")
+    } else if !model_dir.join("config.json").is_file() {
+        Some("is not a model directory (no config.json)")
+    } else {
+        None
+    };
+    if let Some(what) = what {
         bail!(
-            "no model at {}: pass --model DIR (a Hugging Face folder) or --endpoint URL, or build the demo model with `agentworld train demo`",
+            "no model at {}: it {what}; pass --model DIR (a Hugging Face folder: config.json, tokenizer.json, *.safetensors) or --endpoint URL, or build the demo model with `agentworld train demo`",
             model_dir.display()
         );
     }
@@ -247,18 +284,39 @@ pub fn run(args: Args) -> Result<()> {
     }
     let prompts = prompt_set(args.prompts_dir.as_deref(), card.as_ref(), &model_dir)?;
     let state_text = match &args.state {
-        Some(p) => Some(
-            std::fs::read_to_string(p).with_context(|| format!("reading state {}", p.display()))?,
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("reading state {}", p.display()))?;
+            if text.trim().is_empty() {
+                eprintln!(
+                    "note: state {} is empty: the model predicts from the action alone",
+                    p.display()
+                );
+            }
+            Some(text)
+        }
+        None => {
+            if domain.is_gui() {
+                eprintln!(
+                    "note: no --state: the model is given no current {} state and predicts from the action alone",
+                    domain.as_str()
+                );
+            }
+            None
+        }
+    };
+    let state = match &state_text {
+        Some(text) => Some(
+            prepare_state(domain, text.clone(), card.as_ref()).with_context(|| {
+                let path = args.state.as_ref().map(|p| p.display().to_string());
+                format!("--state {}", path.unwrap_or_default())
+            })?,
         ),
         None => None,
     };
     if let (Some(a), Some(text)) = (&parsed_action, &state_text) {
         target_warnings(a, text);
     }
-    let state = match state_text {
-        Some(text) => Some(prepare_state(domain, text, card.as_ref())?),
-        None => None,
-    };
     let mut history = History::new(prompts.system_prompt(domain).to_string());
     if let Some(path) = &args.history {
         let row = read_history(path)?;
@@ -311,14 +369,23 @@ impl OnBackend for &Request {
             Some(self.domain),
             named_bias,
         )?;
+        if ids.len() >= engine.max_context() {
+            bail!(
+                "the prompt has {} tokens; this model's context is {} tokens \
+                 (max_position_embeddings): give a shorter --state (a smaller part of the \
+                 page or screen), fewer --history turns, or a model with a longer context",
+                ids.len(),
+                engine.max_context()
+            );
+        }
         let max_tokens = self
             .args
             .max_tokens
             .or(self.card.as_ref().and_then(|c| c.max_new_tokens))
             .unwrap_or(4096);
         let sampling = SamplingParams {
-            temperature: self.args.temperature.unwrap_or(0.0),
-            top_p: self.args.top_p,
+            temperature: self.args.temperature.unwrap_or(0.0) as f32,
+            top_p: self.args.top_p as f32,
             top_k: self.args.top_k,
             seed: self.args.seed,
             copy_bias: self
@@ -406,7 +473,7 @@ fn run_endpoint(request: &Request, url: &str) -> Result<Output> {
         &model,
         &messages,
         request.args.max_tokens.unwrap_or(4096),
-        request.args.temperature.unwrap_or(0.6),
+        request.args.temperature.unwrap_or(0.6) as f32,
         Some(request.args.seed),
         &mut |t| printer.push(t),
     )?;
@@ -446,16 +513,6 @@ fn finish(request: &Request, output: &Output) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&value)?);
     }
     Ok(())
-}
-
-/// Parses `--copy-bias`: a finite number of nats, 0 or more.
-pub fn parse_copy_bias(text: &str) -> Result<f32, String> {
-    match text.parse::<f32>() {
-        Ok(b) if b.is_finite() && b >= 0.0 => Ok(b),
-        _ => Err(format!(
-            "expected a logit bonus in nats, 0 (off) or more, e.g. 10; got `{text}`"
-        )),
-    }
 }
 
 #[cfg(test)]
