@@ -95,4 +95,15 @@ fn nothing_readable_is_an_error() {
     let out = agentworld(&["parse", "no/such/file.xml"]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("reading no/such/file.xml"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "\n  \n").unwrap();
+    let out = agentworld(&["parse", empty.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("empty.txt is empty"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -54,6 +54,12 @@ pub(crate) fn read_text(path: &Path) -> Result<String> {
 
 pub fn run(args: Args) -> Result<()> {
     let text = read_text(&args.file)?;
+    if text.trim().is_empty() {
+        anyhow::bail!(
+            "{} is empty: give a state file (UI dump, page, accessibility tree, screen, tool result)",
+            args.file.display()
+        );
+    }
     let registry = Registry::standard();
     let detected = if args.format == "auto" {
         registry.detect(&text)
