@@ -384,6 +384,27 @@ fn data_cuts_training_rows_from_made_up_states_on_request() {
     );
 }
 
+/// Reads one HTTP/1.1 request from `stream`: its request line and its body.
+fn read_request(stream: &std::net::TcpStream) -> (String, Vec<u8>) {
+    let mut reader = BufReader::new(stream);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line).unwrap();
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if line == "\r\n" {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap();
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    (request_line, body)
+}
+
 /// A fake OpenAI-compatible server on loopback that streams reasoning then content, the way
 /// vLLM with `--reasoning-parser qwen3` does.
 fn fake_server() -> (String, std::thread::JoinHandle<String>) {
@@ -393,22 +414,7 @@ fn fake_server() -> (String, std::thread::JoinHandle<String>) {
         let mut seen_body = String::new();
         for _ in 0..2 {
             let (mut stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                if line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
+            let (request_line, body) = read_request(&stream);
             if request_line.starts_with("GET /v1/models") {
                 let b = r#"{"object":"list","data":[{"id":"Qwen-AgentWorld-35B-A3B","object":"model"}]}"#;
                 write!(stream, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}", b.len()).unwrap();
@@ -487,20 +493,7 @@ fn simulate_shows_what_an_endpoint_said_when_it_refuses() {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let server = std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().unwrap();
-        let mut reader = BufReader::new(stream.try_clone().unwrap());
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            if line == "\r\n" {
-                break;
-            }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                length = v.trim().parse().unwrap();
-            }
-        }
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
+        read_request(&stream);
         let b =
             r#"{"error":{"message":"The model `foo` does not exist","type":"not_found_error"}}"#;
         write!(stream, "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{b}", b.len()).unwrap();

@@ -94,7 +94,7 @@ pub struct Args {
 ///
 /// # Errors
 /// An empty action (or action file), and an argument that reads as a file name (one word
-/// ending in `.json` or `.txt`) when no such file exists: sent as written, it would be an
+/// ending in `.json`, `.jsonl` or `.txt`) when no such file exists: sent as written, it would be an
 /// action the model is asked to simulate.
 fn action_text(arg: &str) -> Result<String> {
     let path = std::path::Path::new(arg);
