@@ -3,20 +3,23 @@
 
 pub mod cache;
 pub mod config;
+pub mod dtype;
 pub mod error;
 mod init;
 pub mod kernels;
 pub mod layers;
 pub mod loader;
+pub mod memory;
 pub mod model;
 pub mod sampling;
 
 pub use cache::{DeltaNetState, KvCache, LayerCache, ModelCache};
 pub use config::{LayerType, ParamCounts, Qwen35MoeConfig};
+pub use dtype::{LoadOptions, Quantize, WeightDtype};
 pub use error::{ModelError, Result};
 pub use init::{INITIALIZER_RANGE, InitOptions};
 pub use layers::moe::Routing;
-pub use loader::{Checkpoint, ExpertLayout, LayoutReport, load_model};
+pub use loader::{Checkpoint, ExpertLayout, LayoutReport, load_model, load_model_with};
 pub use model::{Qwen35Moe, TokenBatch};
 pub use sampling::{Sampler, SamplingParams};
 

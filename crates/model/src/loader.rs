@@ -5,9 +5,9 @@
 //! (`mlp.experts.gate_up_proj [E, 2I, H]`, `mlp.experts.down_proj [E, H, I]`) or per expert
 //! (`mlp.experts.{e}.{gate,up,down}_proj.weight`, as transformers' `conversion_mapping.py`
 //! accepts). `mtp.*` (the speculative-decoding head) and `model.visual.*` (the vision tower) are
-//! skipped and reported. Tensors are converted one at a time to the backend's float type and
-//! transposed to burn's `[in, out]` layout on the way, so no second copy of the whole model is
-//! ever held in memory.
+//! skipped and reported. Tensors are converted one at a time to the weight dtype the caller
+//! picks ([`LoadOptions`]: f32, bf16 or f16, optionally int8 blocks) and transposed to burn's
+//! `[in, out]` layout on the way, so no second copy of the whole model is ever held in memory.
 
 pub mod checkpoint;
 pub mod export;
@@ -15,12 +15,14 @@ pub mod export;
 use burn::module::Param;
 use burn::nn::{Embedding, Linear};
 use burn::tensor::backend::Backend;
-use burn::tensor::{Tensor, TensorData};
+use burn::tensor::{Element, FloatDType, Tensor, TensorData};
 
-pub use checkpoint::{Checkpoint, decode_f32};
+pub use checkpoint::{Checkpoint, CheckpointElem, decode_f32};
 
 use crate::config::{LayerType, Qwen35MoeConfig};
+use crate::dtype::{LoadOptions, Quantize, WeightDtype};
 use crate::error::{ModelError, Result};
+use crate::kernels;
 use crate::layers::attention::GatedAttention;
 use crate::layers::decoder_layer::{DecoderLayer, Mixer};
 use crate::layers::gated_delta_net::GatedDeltaNet;
@@ -113,21 +115,51 @@ fn skipped_group(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Runs `$e` with `$T` the element type of `$dtype`.
+macro_rules! with_elem {
+    ($dtype:expr, $T:ident => $e:expr) => {
+        match $dtype {
+            WeightDtype::F32 => {
+                type $T = f32;
+                $e
+            }
+            WeightDtype::Bf16 => {
+                type $T = half::bf16;
+                $e
+            }
+            WeightDtype::F16 => {
+                type $T = half::f16;
+                $e
+            }
+        }
+    };
+}
+
+/// An element weights can be held in: read from the checkpoint, stored in a burn tensor.
+trait Elem: CheckpointElem + Element {}
+impl<T: CheckpointElem + Element> Elem for T {}
+
 /// Reads tensors by name, converts them, and remembers which were used.
 struct Reader<'a, B: Backend> {
     checkpoint: &'a Checkpoint,
     device: &'a B::Device,
+    options: LoadOptions,
     used: std::collections::HashSet<String>,
     progress: &'a mut dyn FnMut(usize, usize),
     total: usize,
 }
 
 impl<B: Backend> Reader<'_, B> {
-    fn read(&mut self, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
-        let values = self.checkpoint.read_f32(name, shape)?;
+    fn read_as<T: CheckpointElem>(&mut self, name: &str, shape: &[usize]) -> Result<Vec<T>> {
+        let values = self.checkpoint.read_as::<T>(name, shape)?;
         self.used.insert(name.to_string());
         (self.progress)(self.used.len(), self.total);
         Ok(values)
+    }
+
+    /// An f32 parameter (norm weights, conv1d, `A_log`, `dt_bias`: kept in f32 in every dtype).
+    fn read(&mut self, name: &str, shape: &[usize]) -> Result<Vec<f32>> {
+        self.read_as::<f32>(name, shape)
     }
 
     fn vector(&mut self, name: &str, len: usize) -> Result<Tensor<B, 1>> {
@@ -135,21 +167,70 @@ impl<B: Backend> Reader<'_, B> {
         Ok(Tensor::from_data(TensorData::new(v, [len]), self.device))
     }
 
-    /// An HF linear weight `[out, in]`, transposed to burn's `[in, out]`.
-    fn linear(&mut self, name: &str, d_in: usize, d_out: usize) -> Result<Linear<B>> {
-        let v = self.read(name, &[d_out, d_in])?;
-        let t = transpose(&v, 1, d_out, d_in);
-        let weight = Tensor::from_data(TensorData::new(t, [d_in, d_out]), self.device);
+    /// A tensor of `T` values in `T`'s dtype.
+    fn tensor<T: Elem, const D: usize>(&self, v: Vec<T>, shape: [usize; D]) -> Tensor<B, D> {
+        Tensor::from_data(TensorData::new(v, shape), (self.device, T::dtype()))
+    }
+
+    /// `w` as int8 blocks when the options ask for it and the shape allows, else as is.
+    fn maybe_quantized<const D: usize>(&self, w: Tensor<B, D>) -> Tensor<B, D> {
+        if self.options.quantize != Quantize::Int8 || !kernels::int8::quantizable(w.dims()[D - 1]) {
+            return w;
+        }
+        kernels::int8::quantize(w.clone().cast(FloatDType::F32)).unwrap_or(w)
+    }
+
+    /// HF `[batch, rows, cols]` weights, transposed to burn's `[batch, cols, rows]`, in the
+    /// weight dtype.
+    fn transposed(
+        &mut self,
+        name: &str,
+        batch: usize,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Tensor<B, 3>> {
+        let shape: Vec<usize> = if batch == 1 {
+            vec![rows, cols]
+        } else {
+            vec![batch, rows, cols]
+        };
+        Ok(with_elem!(self.options.dtype, T => {
+            let v = self.read_as::<T>(name, &shape)?;
+            self.tensor(transpose(&v, batch, rows, cols), [batch, cols, rows])
+        }))
+    }
+
+    /// An HF linear weight `[out, in]`, transposed to burn's `[in, out]`, in the weight dtype
+    /// (int8 blocks under `--quantize int8` when `quantize`).
+    fn linear_with(
+        &mut self,
+        name: &str,
+        d_in: usize,
+        d_out: usize,
+        quantize: bool,
+    ) -> Result<Linear<B>> {
+        let weight = self
+            .transposed(name, 1, d_out, d_in)?
+            .reshape([d_in, d_out]);
+        let weight = if quantize {
+            self.maybe_quantized(weight)
+        } else {
+            weight
+        };
         Ok(Linear {
             weight: Param::from_tensor(weight),
             bias: None,
         })
     }
+
+    fn linear(&mut self, name: &str, d_in: usize, d_out: usize) -> Result<Linear<B>> {
+        self.linear_with(name, d_in, d_out, true)
+    }
 }
 
 /// Swaps the last two axes of a row-major `[batch, rows, cols]` buffer.
-fn transpose(v: &[f32], batch: usize, rows: usize, cols: usize) -> Vec<f32> {
-    let mut out = vec![0.0; v.len()];
+fn transpose<T: Copy + Default>(v: &[T], batch: usize, rows: usize, cols: usize) -> Vec<T> {
+    let mut out = vec![T::default(); v.len()];
     for b in 0..batch {
         let (src, dst) = (
             &v[b * rows * cols..(b + 1) * rows * cols],
@@ -164,7 +245,7 @@ fn transpose(v: &[f32], batch: usize, rows: usize, cols: usize) -> Vec<f32> {
     out
 }
 
-/// Loads the text model described by `config` from `checkpoint` onto `device`.
+/// Loads the text model described by `config` from `checkpoint` onto `device`, in f32.
 ///
 /// `progress(done, total)` is called after each tensor is read.
 ///
@@ -176,6 +257,30 @@ pub fn load_model<B: Backend>(
     device: &B::Device,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Qwen35Moe<B>, LayoutReport)> {
+    load_model_with(checkpoint, config, device, LoadOptions::default(), progress)
+}
+
+/// [`load_model`] with the weights of the matrix products (projections, experts, embedding,
+/// LM head) held in `options.dtype` and, under [`Quantize::Int8`], the projections and
+/// experts as int8 blocks (CPU only). Each tensor is read from the mapped file straight into
+/// its final dtype: no f32 copy of the model is ever made (int8 passes through one f32 tensor
+/// at a time). Norms, conv1d, `A_log` and `dt_bias` stay f32 (see [`crate::dtype`]).
+///
+/// # Errors
+/// As [`load_model`]; [`ModelError::Input`] for int8 on a backend other than the CPU.
+pub fn load_model_with<B: Backend>(
+    checkpoint: &Checkpoint,
+    config: &Qwen35MoeConfig,
+    device: &B::Device,
+    options: LoadOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Qwen35Moe<B>, LayoutReport)> {
+    if options.quantize == Quantize::Int8 && !kernels::is_host::<B>() {
+        return Err(ModelError::Input(format!(
+            "--quantize int8 runs on the CPU backend only (this is {}); use --dtype bf16 on a GPU",
+            B::name(device)
+        )));
+    }
     let mut report = LayoutReport::describe(checkpoint)?;
     let total = checkpoint
         .names()
@@ -184,6 +289,7 @@ pub fn load_model<B: Backend>(
     let mut r = Reader::<B> {
         checkpoint,
         device,
+        options,
         used: Default::default(),
         progress,
         total,
@@ -191,20 +297,21 @@ pub fn load_model<B: Backend>(
     let p = report.prefix.clone();
     let (h, v) = (config.hidden_size, config.vocab_size);
 
-    let embed = r.read(&format!("{p}embed_tokens.weight"), &[v, h])?;
-    let embed = Tensor::<B, 2>::from_data(TensorData::new(embed, [v, h]), device);
-    // A tied head is materialised as a transposed copy: the decode kernel reads `[hidden,
-    // vocab]` rows contiguously.
-    let lm_head = Some(
-        if config.tie_word_embeddings && !checkpoint.contains("lm_head.weight") {
-            Linear {
-                weight: Param::from_tensor(embed.clone().transpose()),
-                bias: None,
-            }
-        } else {
-            r.linear("lm_head.weight", h, v)?
+    let tied = config.tie_word_embeddings && !checkpoint.contains("lm_head.weight");
+    let (embed, tied_head) = with_elem!(options.dtype, T => {
+        let e = r.read_as::<T>(&format!("{p}embed_tokens.weight"), &[v, h])?;
+        // A tied head is materialised as a transposed copy: the decode kernel reads
+        // `[hidden, vocab]` rows contiguously.
+        let head = tied.then(|| r.tensor(transpose(&e, 1, v, h), [h, v]));
+        (r.tensor(e, [v, h]), head)
+    });
+    let lm_head = Some(match tied_head {
+        Some(weight) => Linear {
+            weight: Param::from_tensor(r.maybe_quantized(weight)),
+            bias: None,
         },
-    );
+        None => r.linear("lm_head.weight", h, v)?,
+    });
     let mut layers = Vec::with_capacity(config.num_hidden_layers);
     for (i, kind) in config.layer_types().into_iter().enumerate() {
         let lp = format!("{p}layers.{i}.");
@@ -325,30 +432,19 @@ fn load_moe<B: Backend>(
     );
     let m = format!("{lp}mlp.");
     let (gate_up, down) = match layout {
-        ExpertLayout::Fused => {
-            // One tensor at a time, so that only one raw copy is alive beside its transpose.
-            let gu = transpose(
-                &r.read(&format!("{m}experts.gate_up_proj"), &[e, 2 * i, h])?,
-                e,
-                2 * i,
-                h,
-            );
-            let d = transpose(
-                &r.read(&format!("{m}experts.down_proj"), &[e, h, i])?,
-                e,
-                h,
-                i,
-            );
-            (gu, d)
-        }
-        ExpertLayout::PerExpert => {
+        // One tensor at a time, so that only one raw copy is alive beside its transpose.
+        ExpertLayout::Fused => (
+            r.transposed(&format!("{m}experts.gate_up_proj"), e, 2 * i, h)?,
+            r.transposed(&format!("{m}experts.down_proj"), e, h, i)?,
+        ),
+        ExpertLayout::PerExpert => with_elem!(r.options.dtype, T => {
             // Stack experts straight into the fused, transposed layout: [E, H, 2I] and [E, I, H].
-            let mut gate_up = vec![0.0f32; e * h * 2 * i];
-            let mut down = vec![0.0f32; e * i * h];
+            let mut gate_up = vec![T::default(); e * h * 2 * i];
+            let mut down = vec![T::default(); e * i * h];
             for x in 0..e {
-                let g = r.read(&format!("{m}experts.{x}.gate_proj.weight"), &[i, h])?;
-                let u = r.read(&format!("{m}experts.{x}.up_proj.weight"), &[i, h])?;
-                let d = r.read(&format!("{m}experts.{x}.down_proj.weight"), &[h, i])?;
+                let g = r.read_as::<T>(&format!("{m}experts.{x}.gate_proj.weight"), &[i, h])?;
+                let u = r.read_as::<T>(&format!("{m}experts.{x}.up_proj.weight"), &[i, h])?;
+                let d = r.read_as::<T>(&format!("{m}experts.{x}.down_proj.weight"), &[h, i])?;
                 let gu = &mut gate_up[x * h * 2 * i..(x + 1) * h * 2 * i];
                 for row in 0..i {
                     for col in 0..h {
@@ -358,20 +454,16 @@ fn load_moe<B: Backend>(
                 }
                 down[x * i * h..(x + 1) * i * h].copy_from_slice(&transpose(&d, 1, h, i));
             }
-            (gate_up, down)
-        }
+            (r.tensor(gate_up, [e, h, 2 * i]), r.tensor(down, [e, i, h]))
+        }),
     };
+    let (gate_up, down) = (r.maybe_quantized(gate_up), r.maybe_quantized(down));
     Ok(SparseMoe {
-        gate: r.linear(&format!("{m}gate.weight"), h, e)?,
+        // The router stays unquantized: int8 must not change which experts a token picks.
+        gate: r.linear_with(&format!("{m}gate.weight"), h, e, false)?,
         experts: Experts {
-            gate_up_proj: Param::from_tensor(Tensor::from_data(
-                TensorData::new(gate_up, [e, h, 2 * i]),
-                r.device,
-            )),
-            down_proj: Param::from_tensor(Tensor::from_data(
-                TensorData::new(down, [e, i, h]),
-                r.device,
-            )),
+            gate_up_proj: Param::from_tensor(gate_up),
+            down_proj: Param::from_tensor(down),
         },
         shared_expert: SwiGluMlp {
             gate_proj: r.linear(&format!("{m}shared_expert.gate_proj.weight"), h, is)?,

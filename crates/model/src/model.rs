@@ -16,7 +16,7 @@ use burn::tensor::{Bool, Int, Tensor, TensorData};
 
 use crate::cache::{DeltaNetState, KvCache, LayerCache, ModelCache};
 use crate::error::{ModelError, Result};
-use crate::kernels::linear;
+use crate::kernels::{self, linear};
 use crate::layers::decoder_layer::{DecoderLayer, LayerContext, Mixer};
 use crate::layers::moe::Routing;
 use crate::layers::rms_norm::RmsNorm1p;
@@ -224,7 +224,8 @@ impl<B: Backend> Qwen35Moe<B> {
 
         let flat: Vec<i32> = batch.ids.iter().flatten().map(|&t| t as i32).collect();
         let ids = Tensor::<B, 2, Int>::from_data(TensorData::new(flat, [b, seq]), &device);
-        let mut x = self.embed_tokens.forward(ids);
+        // Rows of the embedding in its own dtype, widened into the f32 residual stream.
+        let mut x = kernels::widen(self.embed_tokens.forward(ids));
         for (i, layer) in self.layers.iter().enumerate() {
             let layer_cache = cache.as_deref_mut().map(|c| &mut c.layers[i]);
             let (next, chosen) = layer.forward_routed(x, &ctx, layer_cache);
@@ -250,7 +251,10 @@ impl<B: Backend> Qwen35Moe<B> {
     pub fn logits(&self, hidden: Tensor<B, 3>) -> Tensor<B, 3> {
         match &self.lm_head {
             Some(head) => linear(head, hidden),
-            None => hidden.matmul(self.embed_tokens.weight.val().transpose().unsqueeze()),
+            None => kernels::matmul(
+                hidden,
+                self.embed_tokens.weight.val().transpose().unsqueeze(),
+            ),
         }
     }
 

@@ -18,6 +18,8 @@
 
 use rayon::prelude::*;
 
+use super::weights::{Dense, WeightElem, Weights};
+
 /// Most rows of `x` worth taking through this kernel (measured with `cargo bench -p
 /// agentworld-model --bench few_rows`: above it, gemm's packed kernels win).
 pub const MAX_ROWS: usize = 8;
@@ -31,19 +33,39 @@ const CHUNK_FLOATS: usize = 4096;
 /// Fewest rows of `w` per task when the rows are split.
 const MIN_TASK_ROWS: usize = 64;
 
-/// `out[m, n] = x[m, k] @ w[k, n]` (see the module docs for layouts).
+/// `out[m, n] = x[m, k] @ w[k, n]` for an f32 or half-precision `w` (see the module docs for
+/// layouts).
 ///
 /// # Panics
 /// If a slice is shorter than its shape and stride require (a caller bug: shapes come from
 /// tensors, not from user input).
 #[allow(clippy::too_many_arguments)]
-pub fn matmul(
+pub fn matmul<T: WeightElem>(
     x: &[f32],
     ldx: usize,
     m: usize,
     k: usize,
-    w: &[f32],
+    w: &[T],
     ldw: usize,
+    n: usize,
+    out: &mut [f32],
+) {
+    if k > 0 && n > 0 {
+        assert!(w.len() >= (k - 1) * ldw + n, "w is shorter than [{k}, {n}]");
+    }
+    matmul_weights(x, ldx, m, k, &Dense { data: w, ld: ldw }, n, out);
+}
+
+/// `out[m, n] = x[m, k] @ w[k, n]` for any [`Weights`] (dense or int8 blocks).
+///
+/// # Panics
+/// As [`matmul`].
+pub fn matmul_weights<W: Weights>(
+    x: &[f32],
+    ldx: usize,
+    m: usize,
+    k: usize,
+    w: &W,
     n: usize,
     out: &mut [f32],
 ) {
@@ -56,9 +78,7 @@ pub fn matmul(
         return;
     }
     assert!(x.len() >= (m - 1) * ldx + k, "x is shorter than [{m}, {k}]");
-    assert!(w.len() >= (k - 1) * ldw + n, "w is shorter than [{k}, {n}]");
-    let x = Matrix { data: x, ld: ldx };
-    let w = Matrix { data: w, ld: ldw };
+    let x = Rows { data: x, ld: ldx };
     let out = &mut out[..m * n];
 
     // The row split depends on the shape of `w` and the thread count only, never on `m`, so a
@@ -72,7 +92,8 @@ pub fn matmul(
     let split_rows = k.div_ceil(splits);
     let splits = k.div_ceil(split_rows);
     let chunks = n.div_ceil(CHUNK_FLOATS / m).max(1);
-    let chunk_cols = n.div_ceil(chunks).next_multiple_of(16).min(n);
+    // Whole int8 blocks per task (32 columns), which also keeps f32 chunks vector-aligned.
+    let chunk_cols = n.div_ceil(chunks).next_multiple_of(32).min(n);
     let chunks = n.div_ceil(chunk_cols);
 
     // Each task writes its own [m, chunk] block of `partial[split]` (row stride n).
@@ -92,7 +113,7 @@ pub fn matmul(
         let (k0, k1) = (split * split_rows, ((split + 1) * split_rows).min(k));
         let (c0, c1) = (chunk * chunk_cols, ((chunk + 1) * chunk_cols).min(n));
         let mut acc = vec![0f32; m * (c1 - c0)];
-        rows_times_block(&x, m, &w, k0..k1, c0..c1, &mut acc);
+        w.rows_times_block(x.data, x.ld, m, k0..k1, c0..c1, &mut acc);
         // SAFETY: task (split, chunk) is the only writer of that block.
         unsafe { blocks.write(split, c0, c1, &acc) };
     };
@@ -111,8 +132,8 @@ pub fn matmul(
     }
 }
 
-/// A row-major matrix: `ld` floats between rows, unit column stride.
-struct Matrix<'a> {
+/// `x`: `ld` floats between rows, unit column stride.
+struct Rows<'a> {
     data: &'a [f32],
     ld: usize,
 }
@@ -150,85 +171,6 @@ impl Blocks {
             assert!(at + width <= self.len);
             // SAFETY: in bounds (checked); disjoint from other tasks' blocks (caller).
             unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), self.ptr.add(at), width) };
-        }
-    }
-}
-
-/// `acc[i, :] = sum_{t in rows} x[i, t] * w[t, cols]`, `acc` being `[m, cols.len()]`.
-fn rows_times_block(
-    x: &Matrix,
-    m: usize,
-    w: &Matrix,
-    rows: std::ops::Range<usize>,
-    cols: std::ops::Range<usize>,
-    acc: &mut [f32],
-) {
-    #[cfg(target_arch = "x86_64")]
-    if fma_available() {
-        // SAFETY: the CPU supports AVX2 and FMA (checked above).
-        unsafe { rows_times_block_avx2(x, m, w, rows, cols, acc) };
-        return;
-    }
-    rows_times_block_with::<false>(x, m, w, rows, cols, acc);
-}
-
-#[cfg(target_arch = "x86_64")]
-fn fma_available() -> bool {
-    use std::sync::OnceLock;
-    static FMA: OnceLock<bool> = OnceLock::new();
-    *FMA.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn rows_times_block_avx2(
-    x: &Matrix,
-    m: usize,
-    w: &Matrix,
-    rows: std::ops::Range<usize>,
-    cols: std::ops::Range<usize>,
-    acc: &mut [f32],
-) {
-    rows_times_block_with::<true>(x, m, w, rows, cols, acc);
-}
-
-/// The loop itself: rows of `w` in memory order, four at a time (four prefetch streams, and a
-/// quarter of the accumulator traffic), each multiplied into every accumulator row (`FMA`:
-/// fused multiply-add, for CPUs that have it).
-#[inline(always)]
-fn rows_times_block_with<const FMA: bool>(
-    x: &Matrix,
-    m: usize,
-    w: &Matrix,
-    rows: std::ops::Range<usize>,
-    cols: std::ops::Range<usize>,
-    acc: &mut [f32],
-) {
-    let width = cols.len();
-    let madd = |a: f32, xv: f32, b: f32| if FMA { xv.mul_add(b, a) } else { a + xv * b };
-    let row = |t: usize| &w.data[t * w.ld + cols.start..][..width];
-    let mut t = rows.start;
-    while t + 4 <= rows.end {
-        let (w0, w1, w2, w3) = (row(t), row(t + 1), row(t + 2), row(t + 3));
-        for (i, arow) in acc.chunks_exact_mut(width).enumerate().take(m) {
-            let xs = &x.data[i * x.ld + t..][..4];
-            let (x0, x1, x2, x3) = (xs[0], xs[1], xs[2], xs[3]);
-            for j in 0..width {
-                let s = madd(arow[j], x0, w0[j]);
-                let s = madd(s, x1, w1[j]);
-                let s = madd(s, x2, w2[j]);
-                arow[j] = madd(s, x3, w3[j]);
-            }
-        }
-        t += 4;
-    }
-    for t in t..rows.end {
-        let wrow = row(t);
-        for (i, arow) in acc.chunks_exact_mut(width).enumerate().take(m) {
-            let xv = x.data[i * x.ld + t];
-            for (a, &b) in arow.iter_mut().zip(wrow) {
-                *a = madd(*a, xv, b);
-            }
         }
     }
 }
@@ -316,7 +258,7 @@ mod tests {
     #[test]
     fn empty_inner_dimension_gives_zeros() {
         let mut out = vec![f32::NAN; 6];
-        matmul(&[], 0, 2, 0, &[], 3, 3, &mut out);
+        matmul::<f32>(&[], 0, 2, 0, &[], 3, 3, &mut out);
         assert_eq!(out, vec![0.0; 6]);
     }
 }

@@ -21,7 +21,7 @@ use burn::module::{Module, Param};
 use burn::nn::Linear;
 use burn::tensor::activation::{sigmoid, silu, softmax};
 use burn::tensor::backend::Backend;
-use burn::tensor::{IndexingUpdateOp, Int, Tensor};
+use burn::tensor::{DType, IndexingUpdateOp, Int, Tensor};
 
 use super::mlp::SwiGluMlp;
 use crate::kernels::{self, linear};
@@ -173,7 +173,13 @@ impl<B: Backend> SparseMoe<B> {
         let tokens = x.reshape([batch * seq, hidden]);
         let routing = self.route(tokens.clone());
         let pairs = batch * seq * self.top_k;
-        let routed = match strategy::<B>(pairs, self.num_experts(), &tokens.device()) {
+        let mut strategy = strategy::<B>(pairs, self.num_experts(), &tokens.device());
+        if matches!(self.experts.down_proj.val().dtype(), DType::QFloat(_)) {
+            // Int8 experts are read in place by the grouped path's kernels; gathering or
+            // reshaping them would dequantize whole tensors.
+            strategy = Strategy::Grouped;
+        }
+        let routed = match strategy {
             Strategy::Gathered => self.experts_gathered(tokens.clone(), &routing),
             Strategy::Grouped => self.experts_grouped(tokens.clone(), &routing),
             Strategy::Dense => self.experts_dense(tokens.clone(), &routing),
@@ -198,10 +204,10 @@ impl<B: Backend> SparseMoe<B> {
             .unsqueeze_dim::<3>(1)
             .expand([n, k, h])
             .reshape([n * k, 1, h]);
-        let gu = xs.matmul(gate_up); // [n*k, 1, 2I]
+        let gu = kernels::matmul(xs, gate_up); // [n*k, 1, 2I]
         let act = silu(gu.clone().slice([0..n * k, 0..1, 0..inter]))
             * gu.slice([0..n * k, 0..1, inter..2 * inter]);
-        let out = act.matmul(down).reshape([n, k, h]);
+        let out = kernels::matmul(act, down).reshape([n, k, h]);
         (out * routing.weights.clone().unsqueeze_dim::<3>(2))
             .sum_dim(1)
             .reshape([n, h])
@@ -268,12 +274,10 @@ impl<B: Backend> SparseMoe<B> {
             // Kept 3-d: a slice of the stacked weights is a view, and a batched matmul reads it
             // in place (reshaping a view that does not start at offset 0 would copy it).
             let rows = xs.clone().slice([0..1, lo..hi, 0..h]);
-            let w_gu = gate_up.clone().slice([id..id + 1, 0..h, 0..2 * inter]);
-            let w_down = down.clone().slice([id..id + 1, 0..inter, 0..h]);
-            let gu = kernels::matmul(rows, w_gu); // [1, rows, 2I]
+            let gu = kernels::matmul_expert(rows, &gate_up, id); // [1, rows, 2I]
             let act = silu(gu.clone().slice([0..1, 0..hi - lo, 0..inter]))
                 * gu.slice([0..1, 0..hi - lo, inter..2 * inter]);
-            outs.push(kernels::matmul(act, w_down)); // [1, rows, h]
+            outs.push(kernels::matmul_expert(act, &down, id)); // [1, rows, h]
         }
         let routed = Tensor::cat(outs, 1).reshape([n * k, h]) * weights; // [n*k, h]
         Tensor::<B, 2>::zeros([n, h], &device).select_assign(
@@ -306,12 +310,15 @@ impl<B: Backend> SparseMoe<B> {
             .val()
             .swap_dims(0, 1)
             .reshape([h, e * 2 * inter]);
-        let gu = x.matmul(gate_up).reshape([n, e, 2 * inter]);
+        let gu = kernels::matmul(x, gate_up).reshape([n, e, 2 * inter]);
         let act = silu(gu.clone().slice([0..n, 0..e, 0..inter]))
             * gu.slice([0..n, 0..e, inter..2 * inter]);
         // sum_e w_e * (act_e @ down_e) = (w ⊙ act) [n, e * I] @ down [e * I, h].
         let weighted = (act * combine.unsqueeze_dim::<3>(2)).reshape([n, e * inter]);
-        weighted.matmul(self.experts.down_proj.val().reshape([e * inter, h]))
+        kernels::matmul(
+            weighted,
+            self.experts.down_proj.val().reshape([e * inter, h]),
+        )
     }
 }
 

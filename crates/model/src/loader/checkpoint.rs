@@ -346,6 +346,18 @@ impl Checkpoint {
     /// [`ModelError::MissingTensor`], [`ModelError::Shape`] or [`ModelError::Dtype`], naming the
     /// tensor and its shard.
     pub fn read_f32(&self, name: &str, expected: &[usize]) -> Result<Vec<f32>> {
+        self.read_as::<f32>(name, expected)
+    }
+
+    /// The tensor `name` as a row-major `Vec<T>` (f32, bf16 or f16), after checking its shape
+    /// against `expected`: the stored bytes copied where the dtypes agree, converted (rounded
+    /// to nearest even when narrowing) where they do not. The file's pages are released after
+    /// the read (see `release`), so loading holds one copy of each tensor at most.
+    ///
+    /// # Errors
+    /// [`ModelError::MissingTensor`], [`ModelError::Shape`] (naming the shard) or
+    /// [`ModelError::Dtype`] for a dtype other than f32, f16 or bf16.
+    pub fn read_as<T: CheckpointElem>(&self, name: &str, expected: &[usize]) -> Result<Vec<T>> {
         let entry = self
             .tensors
             .get(name)
@@ -368,7 +380,7 @@ impl Checkpoint {
             shard.data_start + info.data_offsets.1,
         );
         let values =
-            decode_f32(&shard.bytes.as_slice()[start..end], entry.dtype).ok_or_else(|| {
+            T::decode(&shard.bytes.as_slice()[start..end], entry.dtype).ok_or_else(|| {
                 ModelError::Dtype {
                     file: shard.name.clone(),
                     tensor: name.to_string(),
@@ -377,6 +389,69 @@ impl Checkpoint {
             })?;
         shard.bytes.release(start, end);
         Ok(values)
+    }
+}
+
+/// An element type tensors can be read into: f32, bf16 or f16.
+pub trait CheckpointElem: Copy + Send + Sync + 'static {
+    /// Little-endian `bytes` stored as `dtype`, as `Self`; `None` for dtypes other than f32,
+    /// f16 and bf16.
+    fn decode(bytes: &[u8], dtype: Dtype) -> Option<Vec<Self>>;
+}
+
+impl CheckpointElem for f32 {
+    fn decode(bytes: &[u8], dtype: Dtype) -> Option<Vec<f32>> {
+        decode_f32(bytes, dtype)
+    }
+}
+
+/// Half-precision bytes stored as `same` are copied bit for bit; anything else goes through
+/// f32.
+fn decode_half<T: Copy>(
+    bytes: &[u8],
+    dtype: Dtype,
+    same: Dtype,
+    from_bits: fn(u16) -> T,
+    from_f32: fn(f32) -> T,
+) -> Option<Vec<T>> {
+    if dtype == same {
+        Some(
+            bytes
+                .chunks_exact(2)
+                .map(|b| from_bits(u16::from_le_bytes([b[0], b[1]])))
+                .collect(),
+        )
+    } else {
+        Some(
+            decode_f32(bytes, dtype)?
+                .into_iter()
+                .map(from_f32)
+                .collect(),
+        )
+    }
+}
+
+impl CheckpointElem for half::bf16 {
+    fn decode(bytes: &[u8], dtype: Dtype) -> Option<Vec<Self>> {
+        decode_half(
+            bytes,
+            dtype,
+            Dtype::BF16,
+            half::bf16::from_bits,
+            half::bf16::from_f32,
+        )
+    }
+}
+
+impl CheckpointElem for half::f16 {
+    fn decode(bytes: &[u8], dtype: Dtype) -> Option<Vec<Self>> {
+        decode_half(
+            bytes,
+            dtype,
+            Dtype::F16,
+            half::f16::from_bits,
+            half::f16::from_f32,
+        )
     }
 }
 
