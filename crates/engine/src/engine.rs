@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use agentworld_model::loader::{self, LayoutReport};
 use agentworld_model::sampling::{CopyPrior, LoopGuard, Sampler, SamplingParams};
-use agentworld_model::{Checkpoint, Qwen35Moe, Qwen35MoeConfig};
+use agentworld_model::{Checkpoint, LoadOptions, Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::observation::{OBSERVATION_CLOSE, OBSERVATION_OPEN};
 use agentworld_text::{ChatTemplate, GenerationConfig, RenderOptions, Tokenizer};
 use burn::tensor::backend::Backend;
@@ -33,6 +33,8 @@ pub struct Engine<B: Backend> {
     pub card: Option<ModelCard>,
     /// What the loader found in the checkpoint.
     pub layout: LayoutReport,
+    /// The precision the weights are held in (f32 for a model handed over in memory).
+    pub weights: LoadOptions,
     pub(crate) device: B::Device,
     /// The ids whose text holds a newline, found on first use ([`Engine::line_break_ids`]).
     line_breaks: std::sync::OnceLock<Vec<u32>>,
@@ -49,6 +51,21 @@ impl<B: Backend> Engine<B> {
     pub fn load_dir(
         dir: &std::path::Path,
         device: &B::Device,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Self> {
+        Self::load_dir_with(dir, device, LoadOptions::default(), progress)
+    }
+
+    /// [`Self::load_dir`] with the weights held as `options` says (dtype, int8), read from the
+    /// mapped files straight into that precision ([`loader::load_model_with`]).
+    ///
+    /// # Errors
+    /// As [`Self::load_dir`]; int8 on a GPU backend.
+    #[cfg(feature = "native")]
+    pub fn load_dir_with(
+        dir: &std::path::Path,
+        device: &B::Device,
+        options: LoadOptions,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Self> {
         let (config, checkpoint) = loader::open_dir(dir)?;
@@ -80,6 +97,7 @@ impl<B: Backend> Engine<B> {
             generation_config,
             card,
             device,
+            options,
             progress,
         )
     }
@@ -91,6 +109,20 @@ impl<B: Backend> Engine<B> {
     pub fn from_files(
         files: &ModelFiles,
         device: &B::Device,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Self> {
+        Self::from_files_with(files, device, LoadOptions::default(), progress)
+    }
+
+    /// [`Self::from_files`] with the weights held as `options` says (the browser holds f16
+    /// where the adapter has `shader-f16`).
+    ///
+    /// # Errors
+    /// As [`Self::from_files`].
+    pub fn from_files_with(
+        files: &ModelFiles,
+        device: &B::Device,
+        options: LoadOptions,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Self> {
         let config = Qwen35MoeConfig::from_json_str(&files.config_json, "config.json")?;
@@ -123,6 +155,7 @@ impl<B: Backend> Engine<B> {
             generation_config,
             files.card.clone(),
             device,
+            options,
             progress,
         )
     }
@@ -156,6 +189,7 @@ impl<B: Backend> Engine<B> {
                 unused: Vec::new(),
                 warnings: Vec::new(),
             },
+            weights: LoadOptions::default(),
             device: device.clone(),
             line_breaks: std::sync::OnceLock::new(),
         }
@@ -170,9 +204,11 @@ impl<B: Backend> Engine<B> {
         generation_config: GenerationConfig,
         card: Option<ModelCard>,
         device: &B::Device,
+        options: LoadOptions,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Self> {
-        let (model, layout) = loader::load_model::<B>(checkpoint, &config, device, progress)?;
+        let (model, layout) =
+            loader::load_model_with::<B>(checkpoint, &config, device, options, progress)?;
         let mut extra: Vec<u32> = config.eos_token_ids();
         extra.extend(&generation_config.eos_token_id);
         let stop_ids = tokenizer.stop_token_ids(&extra);
@@ -185,6 +221,7 @@ impl<B: Backend> Engine<B> {
             generation_config,
             card,
             layout,
+            weights: options,
             line_breaks: std::sync::OnceLock::new(),
             device: device.clone(),
         })
