@@ -94,3 +94,89 @@ fn start<B: burn::tensor::backend::Backend>(name: &str, hint: &str) -> anyhow::R
         }
     }
 }
+
+/// `--dtype` and `--quantize`: the precision a command holds the model's weights in. Every
+/// command that loads a model flattens this into its arguments.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct Precision {
+    /// Precision of the weights: f32, bf16 or f16 (read from the checkpoint straight into it).
+    /// Default: the checkpoint's own (`torch_dtype` in config.json; bf16 for the released models
+    /// and the demo), or the nearest the device has (wgpu: f16 with `shader-f16`, else f32).
+    /// Activations, norms, softmax, the router and the DeltaNet state stay f32 in every dtype.
+    #[arg(long, value_parser = parse_dtype)]
+    pub dtype: Option<agentworld_model::WeightDtype>,
+    /// Quantize the projection and expert weights to 8-bit blocks at load time (32 weights per
+    /// f32 scale; CPU only): about 1.1 bytes a weight, for the fastest CPU decode.
+    #[arg(long, value_enum)]
+    pub quantize: Option<QuantizeArg>,
+}
+
+/// `--quantize` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QuantizeArg {
+    /// Symmetric int8, one f32 scale per 32 weights.
+    Int8,
+}
+
+fn parse_dtype(s: &str) -> Result<agentworld_model::WeightDtype, String> {
+    s.parse()
+}
+
+impl Precision {
+    /// The load options for the model in `dir` on `device`: `--dtype` if given (an error when
+    /// the device cannot hold it), else the checkpoint's `torch_dtype`, lowered to what the
+    /// device has.
+    ///
+    /// # Errors
+    /// An explicit dtype the device lacks, or int8 off the CPU, with what to use instead.
+    pub fn resolve<B: burn::tensor::backend::Backend>(
+        &self,
+        dir: &std::path::Path,
+        device: &B::Device,
+    ) -> anyhow::Result<agentworld_model::LoadOptions> {
+        use agentworld_model::{LoadOptions, Quantize, WeightDtype};
+        let has = |d: WeightDtype| B::supports_dtype(device, d.burn());
+        let dtype = match self.dtype {
+            Some(d) if has(d) => d,
+            Some(d) => anyhow::bail!(
+                "this device ({}) cannot hold {d} weights; use --dtype f32{}",
+                B::name(device),
+                if d != WeightDtype::F16 && has(WeightDtype::F16) {
+                    " or --dtype f16"
+                } else {
+                    ""
+                }
+            ),
+            None => {
+                let stored = stored_dtype(dir).unwrap_or(WeightDtype::F32);
+                [stored, WeightDtype::F16, WeightDtype::F32]
+                    .into_iter()
+                    .find(|&d| has(d))
+                    .unwrap_or(WeightDtype::F32)
+            }
+        };
+        let quantize = match self.quantize {
+            None => Quantize::None,
+            Some(QuantizeArg::Int8) if agentworld_model::kernels::is_host::<B>() => Quantize::Int8,
+            Some(QuantizeArg::Int8) => anyhow::bail!(
+                "--quantize int8 runs on the CPU backend only; on a GPU use --dtype bf16 (or f16)"
+            ),
+        };
+        Ok(LoadOptions { dtype, quantize })
+    }
+}
+
+/// The dtype `config.json` in `dir` says the weights are stored in (`torch_dtype`, or
+/// transformers 5's `dtype`, at the top or in `text_config`); `None` when it says nothing
+/// readable.
+pub fn stored_dtype(dir: &std::path::Path) -> Option<agentworld_model::WeightDtype> {
+    let text = std::fs::read_to_string(dir.join("config.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    [&json, &json["text_config"]]
+        .into_iter()
+        .flat_map(|v| [&v["torch_dtype"], &v["dtype"]])
+        .find_map(|v| {
+            v.as_str()
+                .and_then(agentworld_model::WeightDtype::from_torch)
+        })
+}

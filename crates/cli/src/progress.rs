@@ -16,18 +16,30 @@ pub fn bar(len: u64, what: &str) -> ProgressBar {
     bar
 }
 
-/// Loads a model directory with a bar.
+/// Loads a model directory with a bar, its weights held as `precision` resolves to
+/// ([`crate::backend::Precision::resolve`]).
 pub fn load_engine<B: burn::tensor::backend::Backend>(
     dir: &std::path::Path,
     device: &B::Device,
+    precision: crate::backend::Precision,
 ) -> anyhow::Result<agentworld_engine::Engine<B>> {
     use anyhow::Context;
-    let pb = bar(0, "loading weights");
-    let engine = agentworld_engine::Engine::<B>::load_dir(dir, device, &mut |done, total| {
-        pb.set_length(total as u64);
-        pb.set_position(done as u64);
-    })
-    .with_context(|| format!("loading the model in {}", dir.display()))?;
+    let options = precision.resolve::<B>(dir, device)?;
+    let pb = bar(0, &format!("loading weights ({})", describe(options)));
+    let engine =
+        agentworld_engine::Engine::<B>::load_dir_with(dir, device, options, &mut |done, total| {
+            pb.set_length(total as u64);
+            pb.set_position(done as u64);
+        })
+        .with_context(|| format!("loading the model in {}", dir.display()))?;
     pb.finish_and_clear();
     Ok(engine)
+}
+
+/// `bf16`, or `int8 over bf16`: how the weights are held, for messages.
+pub fn describe(options: agentworld_model::LoadOptions) -> String {
+    match options.quantize {
+        agentworld_model::Quantize::None => options.dtype.to_string(),
+        agentworld_model::Quantize::Int8 => format!("int8 blocks, the rest {}", options.dtype),
+    }
 }

@@ -78,10 +78,12 @@ pub struct Args {
     /// (shapes too large to write to disk, e.g. tools/bench/qwen3_5_35b_a3b.json); repeatable.
     #[arg(long)]
     synthetic: Vec<PathBuf>,
-    /// Float type of the weights and activations on both sides. bf16 needs `--backend cuda`
-    /// (or wgpu); the CPU backend computes in f32.
-    #[arg(long, value_enum, default_value = "f32")]
-    dtype: Dtype,
+    /// Weight precisions to measure, comma-separated, each beside the first (ratios
+    /// `decode_vs_first`): f32, bf16, f16, int8. On the CPU the weights are held in that
+    /// precision and activations stay f32; on a GPU, bf16 runs weights and activations in bf16.
+    /// The PyTorch side runs f32 for f32 and bf16 for the others.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "f32")]
+    dtype: Vec<Dtype>,
 }
 
 /// Float type of a bench run.
@@ -90,15 +92,52 @@ pub struct Args {
 pub enum Dtype {
     /// 32-bit floats (what parity is checked in).
     F32,
-    /// bfloat16 (GPU only).
+    /// bfloat16 weights.
     Bf16,
+    /// IEEE half weights.
+    F16,
+    /// Int8 blocks for the projections and experts (CPU), the rest bf16.
+    Int8,
 }
 
 impl Dtype {
-    fn bytes(self) -> u64 {
+    /// Bytes a weight of a matrix product takes.
+    fn bytes(self) -> f64 {
         match self {
-            Dtype::F32 => 4,
-            Dtype::Bf16 => 2,
+            Dtype::F32 => 4.0,
+            Dtype::Bf16 | Dtype::F16 => 2.0,
+            Dtype::Int8 => agentworld_model::kernels::int8::BYTES_PER_WEIGHT,
+        }
+    }
+
+    /// How our side loads the weights.
+    fn options(self) -> agentworld_model::LoadOptions {
+        use agentworld_model::{LoadOptions, Quantize, WeightDtype};
+        match self {
+            Dtype::F32 => LoadOptions::dtype(WeightDtype::F32),
+            Dtype::Bf16 => LoadOptions::dtype(WeightDtype::Bf16),
+            Dtype::F16 => LoadOptions::dtype(WeightDtype::F16),
+            Dtype::Int8 => LoadOptions {
+                dtype: WeightDtype::Bf16,
+                quantize: Quantize::Int8,
+            },
+        }
+    }
+
+    /// The dtype of the PyTorch side (which has no int8 of this kind, nor our f16 split).
+    fn torch(self) -> Self {
+        match self {
+            Dtype::F32 => Dtype::F32,
+            _ => Dtype::Bf16,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Dtype::F32 => "f32",
+            Dtype::Bf16 => "bf16",
+            Dtype::F16 => "f16",
+            Dtype::Int8 => "int8",
         }
     }
 }
@@ -158,8 +197,16 @@ pub fn run(args: Args) -> Result<()> {
         .num_threads(threads)
         .build_global()
         .context("setting the thread count")?;
-    if args.dtype == Dtype::Bf16 && args.backend == BackendKind::Cpu {
-        bail!("--dtype bf16 needs a GPU backend (--backend cuda or wgpu); the CPU runs f32");
+    if args.dtype.is_empty() {
+        bail!("--dtype: name at least one of f32, bf16, f16, int8");
+    }
+    if args.backend != BackendKind::Cpu
+        && args
+            .dtype
+            .iter()
+            .any(|d| matches!(d, Dtype::Int8 | Dtype::F16))
+    {
+        bail!("--dtype int8 and f16 are measured on the CPU; on a GPU bench f32 and bf16");
     }
     let mut targets: Vec<Target> = args.model.iter().cloned().map(Target::Dir).collect();
     targets.extend(args.synthetic.iter().cloned().map(Target::Synthetic));
@@ -200,71 +247,83 @@ pub fn run(args: Args) -> Result<()> {
                 config.max_position_embeddings
             );
         }
-        let plan = Plan {
-            prompt: prompt_ids(vocab, args.prompt_tokens, 1),
-            batch_prompts: (0..args.batch)
-                .map(|r| prompt_ids(vocab, args.batch_prompt_tokens, 100 + r as u64))
-                .collect(),
-            decode_tokens: args.decode_tokens,
-            threads,
-            repeats: args.repeats,
-            device: if args.backend == BackendKind::Cuda {
-                "cuda"
-            } else {
-                "cpu"
-            }
-            .into(),
-            dtype: args.dtype,
-        };
-        println!(
-            "\nmodel        {} ({}{})",
-            name,
-            path.display(),
-            if synthetic { ", random weights" } else { "" }
-        );
-        // PyTorch first: its process ends and frees the GPU (a 35B model in bf16 takes half an
-        // H200) before our side allocates.
-        let torch = match &python {
-            Some(py) => Some(run_torch(py, target, &plan)?),
-            None => None,
-        };
-        let job = Job {
-            target: target.clone(),
-            plan: plan.clone(),
-        };
-        let ours = match (args.dtype, args.backend) {
-            (Dtype::F32, kind) => dispatch(kind, job)?,
-            (Dtype::Bf16, kind) => dispatch_bf16(kind, job)?,
-        };
-        let counts = config.param_counts();
-        let embed = (config.vocab_size * config.hidden_size) as u64;
-        let bytes_per_token =
-            (counts.active - embed + config.hidden_size as u64) * args.dtype.bytes();
-        print_table(&ours, torch.as_ref());
-        let bandwidth = ours.bandwidth;
-        let roofline = ours.decode_tok_s * bytes_per_token as f64 / bandwidth;
-        println!(
-            "roofline     decode reads {:.1} MB/token: {:.1}% of the {:.1} GB/s bound ({:.0} tok/s)",
-            bytes_per_token as f64 / 1e6,
-            roofline * 100.0,
-            bandwidth / 1e9,
-            bandwidth / bytes_per_token as f64
-        );
-        let ratio = |f: fn(&Figures) -> f64| match &torch {
-            Some(t) if f(t) > 0.0 => format!("{:.2}", f(&ours) / f(t)),
-            _ => "n/a".to_string(),
-        };
-        let rss_ratio = match ours.peak_rss_delta_bytes {
-            Some(b) => format!("{:.2}", b as f64 / ours.weight_bytes as f64),
-            None => "n/a".into(),
-        };
-        summaries.push(format!(
-            "summary model={name} decode_vs_torch={} prefill_vs_torch={} batch{}_vs_torch={} roofline={roofline:.3} rss_ratio={rss_ratio}",
+        let mut first_decode = None;
+        for &dtype in &args.dtype {
+            let plan = Plan {
+                prompt: prompt_ids(vocab, args.prompt_tokens, 1),
+                batch_prompts: (0..args.batch)
+                    .map(|r| prompt_ids(vocab, args.batch_prompt_tokens, 100 + r as u64))
+                    .collect(),
+                decode_tokens: args.decode_tokens,
+                threads,
+                repeats: args.repeats,
+                device: if args.backend == BackendKind::Cuda {
+                    "cuda"
+                } else {
+                    "cpu"
+                }
+                .into(),
+                dtype: dtype.torch(),
+            };
+            println!(
+                "\nmodel        {} ({}{}), weights {}",
+                name,
+                path.display(),
+                if synthetic { ", random weights" } else { "" },
+                dtype.name()
+            );
+            // PyTorch first: its process ends and frees the GPU (a 35B model in bf16 takes half an
+            // H200) before our side allocates.
+            let torch = match &python {
+                Some(py) => Some(run_torch(py, target, &plan)?),
+                None => None,
+            };
+            let job = Job {
+                target: target.clone(),
+                plan: plan.clone(),
+                options: dtype.options(),
+                weight_bytes_per_param: dtype.bytes(),
+            };
+            let ours = match (dtype, args.backend) {
+                (Dtype::Bf16, BackendKind::Cuda | BackendKind::Wgpu) => {
+                    dispatch_bf16(args.backend, job)?
+                }
+                (_, kind) => dispatch(kind, job)?,
+            };
+            let counts = config.param_counts();
+            let embed = (config.vocab_size * config.hidden_size) as u64;
+            let bytes_per_token =
+                (counts.active - embed + config.hidden_size as u64) as f64 * dtype.bytes();
+            print_table(&ours, torch.as_ref());
+            let bandwidth = ours.bandwidth;
+            let roofline = ours.decode_tok_s * bytes_per_token / bandwidth;
+            println!(
+                "roofline     decode reads {:.1} MB/token: {:.1}% of the {:.1} GB/s bound ({:.0} tok/s)",
+                bytes_per_token / 1e6,
+                roofline * 100.0,
+                bandwidth / 1e9,
+                bandwidth / bytes_per_token
+            );
+            let ratio = |f: fn(&Figures) -> f64| match &torch {
+                Some(t) if f(t) > 0.0 => format!("{:.2}", f(&ours) / f(t)),
+                _ => "n/a".to_string(),
+            };
+            let rss_ratio = match ours.peak_rss_delta_bytes {
+                Some(b) => format!("{:.2}", b as f64 / ours.weight_bytes as f64),
+                None => "n/a".into(),
+            };
+            let first = *first_decode.get_or_insert((ours.decode_tok_s, ours.prefill_tok_s));
+            summaries.push(format!(
+            "summary model={name} dtype={} decode_vs_torch={} prefill_vs_torch={} batch{}_vs_torch={} decode_vs_first={:.2} prefill_vs_first={:.2} roofline={roofline:.3} rss_ratio={rss_ratio}",
+            dtype.name(),
             ratio(|f| f.decode_tok_s),
             ratio(|f| f.prefill_tok_s),
             args.batch,
             ratio(|f| f.batch_decode_tok_s),
+            ours.decode_tok_s / first.0,
+            ours.prefill_tok_s / first.1,
         ));
+        }
     }
     println!();
     for s in summaries {

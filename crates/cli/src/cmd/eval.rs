@@ -79,6 +79,8 @@ pub struct FidelityArgs {
     /// Where the model runs.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
+    #[command(flatten)]
+    precision: crate::backend::Precision,
 }
 
 /// Arguments of `agentworld eval routing`.
@@ -99,9 +101,12 @@ pub struct RoutingArgs {
     /// Where the model runs.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
+    #[command(flatten)]
+    precision: crate::backend::Precision,
 }
 
 struct RoutingJob {
+    precision: crate::backend::Precision,
     model: PathBuf,
     rows: Vec<agentworld_world::Row>,
     out: Option<PathBuf>,
@@ -110,7 +115,7 @@ struct RoutingJob {
 impl OnBackend for RoutingJob {
     type Output = ();
     fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<()> {
-        let engine = progress::load_engine::<B>(&self.model, &device)?;
+        let engine = progress::load_engine::<B>(&self.model, &device, self.precision)?;
         let bar = progress::bar(self.rows.len() as u64, "routing");
         let use_ = agentworld_train::routing::expert_use(&engine, &self.rows, &mut |d| {
             bar.set_position(d as u64)
@@ -219,7 +224,7 @@ struct Job {
 impl OnBackend for Job {
     type Output = ();
     fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<()> {
-        let engine = progress::load_engine::<B>(&self.model, &device)?;
+        let engine = progress::load_engine::<B>(&self.model, &device, self.args.precision)?;
         let card = engine.card.clone().unwrap_or_default();
         let flag = self.args.copy_bias;
         let copy_bias = |d: &str| flag.unwrap_or_else(|| card.copy_bias_for(Some(d)));
@@ -252,7 +257,11 @@ impl OnBackend for Job {
                 )
             })
             .unwrap_or_default();
-        eprintln!("decoding: greedy, copy bias {}{gate}", biases.join(", "));
+        eprintln!(
+            "decoding: greedy, weights {}, copy bias {}{gate}",
+            progress::describe(engine.weights),
+            biases.join(", ")
+        );
         let bar = progress::bar(self.rows.len() as u64, "evaluating");
         let predictions = evaluate(
             &engine,
@@ -362,6 +371,7 @@ fn routing(args: RoutingArgs) -> Result<()> {
         model.display()
     );
     let job = RoutingJob {
+        precision: args.precision,
         model,
         rows,
         out: args.out,

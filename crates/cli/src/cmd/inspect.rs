@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use agentworld_model::LayerType;
 use agentworld_model::loader::{self, ExpertLayout, LayoutReport};
+use agentworld_model::memory::MemoryPlan;
+use agentworld_model::{LayerType, LoadOptions, Quantize, Qwen35MoeConfig, WeightDtype};
 use anyhow::{Context, Result};
 
 use crate::paths;
@@ -17,6 +18,38 @@ pub struct Args {
     /// Print a JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Precision the memory plan assumes (default: the checkpoint's `torch_dtype`).
+    #[arg(long, value_parser = parse_dtype)]
+    dtype: Option<WeightDtype>,
+    /// Plan for int8 blocks (`--quantize int8`, as the CPU loads them).
+    #[arg(long, value_enum)]
+    quantize: Option<crate::backend::QuantizeArg>,
+    /// Tokens per sequence the cache is planned for (default: the model's context).
+    #[arg(long)]
+    max_model_len: Option<usize>,
+    /// Sequences cached at once.
+    #[arg(long, default_value_t = 1)]
+    max_batch: usize,
+}
+
+fn parse_dtype(s: &str) -> std::result::Result<WeightDtype, String> {
+    s.parse()
+}
+
+/// The memory plan of `config` with weights held as `options`, `max_batch` caches of
+/// `max_model_len` tokens (default: the model's context).
+pub(crate) fn plan(
+    config: &Qwen35MoeConfig,
+    options: LoadOptions,
+    max_model_len: Option<usize>,
+    max_batch: usize,
+) -> MemoryPlan {
+    MemoryPlan::new(
+        config,
+        options,
+        max_model_len.unwrap_or(config.max_position_embeddings),
+        max_batch,
+    )
 }
 
 fn human(n: u64) -> String {
@@ -30,9 +63,41 @@ fn human(n: u64) -> String {
 
 pub fn run(args: Args) -> Result<()> {
     let dir = args.model.unwrap_or_else(paths::default_model);
-    let (config, checkpoint) =
-        loader::open_dir(&dir).with_context(|| format!("opening {}", dir.display()))?;
-    let report = LayoutReport::describe(&checkpoint)?;
+    let config_path = dir.join("config.json");
+    let text = std::fs::read_to_string(&config_path).with_context(|| {
+        format!(
+            "reading {}: inspect needs a model directory with config.json",
+            config_path.display()
+        )
+    })?;
+    let config = Qwen35MoeConfig::from_json_str(&text, &config_path.display().to_string())?;
+    // A folder with config.json alone is planned without weights (the 35B and 397B shapes on a
+    // laptop); one with weights is also described tensor by tensor.
+    let has_weights = std::fs::read_dir(&dir)
+        .with_context(|| format!("listing {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .any(|e| e.file_name().to_string_lossy().ends_with(".safetensors"));
+    let report = if has_weights {
+        let (_, checkpoint) =
+            loader::open_dir(&dir).with_context(|| format!("opening {}", dir.display()))?;
+        Some(LayoutReport::describe(&checkpoint)?)
+    } else {
+        None
+    };
+    let options = LoadOptions {
+        dtype: args
+            .dtype
+            .or_else(|| crate::backend::stored_dtype(&dir))
+            .unwrap_or_default(),
+        quantize: match args.quantize {
+            Some(crate::backend::QuantizeArg::Int8) => Quantize::Int8,
+            None => Quantize::None,
+        },
+    };
+    if args.max_batch == 0 {
+        anyhow::bail!("--max-batch must be at least 1");
+    }
+    let memory = plan(&config, options, args.max_model_len, args.max_batch);
     let counts = config.param_counts();
     let kinds = config.layer_types();
     let attention = kinds
@@ -45,10 +110,17 @@ pub fn run(args: Args) -> Result<()> {
             "config": config,
             "parameters": {"total": counts.total, "active_per_token": counts.active, "routed_experts": counts.routed_experts},
             "layers": {"total": kinds.len(), "full_attention": attention, "gated_deltanet": kinds.len() - attention},
-            "layout": {
+            "layout": report.as_ref().map(|report| serde_json::json!({
                 "prefix": report.prefix, "experts": format!("{:?}", report.experts), "shards": report.shards,
                 "dtypes": report.dtypes, "data_bytes": report.data_bytes, "skipped": report.skipped,
                 "warnings": report.warnings,
+            })),
+            "memory": {
+                "dtype": memory.line().split_whitespace().nth(1).and_then(|d| d.strip_prefix("dtype=")),
+                "weights_gib": memory.weights / agentworld_model::memory::GIB,
+                "cache_per_seq_gib": memory.cache_per_seq / agentworld_model::memory::GIB,
+                "total_gib": memory.total() / agentworld_model::memory::GIB,
+                "max_model_len": memory.max_model_len, "max_batch": memory.max_batch,
             },
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -104,6 +176,17 @@ pub fn run(args: Args) -> Result<()> {
     );
     println!("context      {} tokens", config.max_position_embeddings);
     println!(
+        "plan         {} weights, cache of {} x {} tokens (KV in f32, DeltaNet state)",
+        crate::progress::describe(options),
+        memory.max_batch,
+        memory.max_model_len
+    );
+    let Some(report) = report else {
+        println!("tensors      none here (config.json only): the plan is from the shapes");
+        println!("{}", memory.line());
+        return Ok(());
+    };
+    println!(
         "tensors      prefix `{}`, experts {}, {} shard(s), {}",
         report.prefix,
         match report.experts {
@@ -125,5 +208,6 @@ pub fn run(args: Args) -> Result<()> {
     for w in &report.warnings {
         println!("warning      {w}");
     }
+    println!("{}", memory.line());
     Ok(())
 }

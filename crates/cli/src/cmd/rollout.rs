@@ -84,6 +84,8 @@ pub struct Args {
     /// Where a local world model runs.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
+    #[command(flatten)]
+    precision: crate::backend::Precision,
     /// A checkout of Qwen-AgentWorld's prompts/ folder for the world model's system prompts.
     #[arg(long)]
     prompts_dir: Option<PathBuf>,
@@ -241,6 +243,8 @@ pub fn run(args: Args) -> Result<()> {
                 super::serve::Load {
                     dir: dir.clone(),
                     config,
+                    precision: args.precision,
+                    memory: None,
                 },
             )?;
             eprintln!(

@@ -24,6 +24,12 @@ pub struct Args {
     /// Where the model runs.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
+    #[command(flatten)]
+    precision: crate::backend::Precision,
+    /// Memory of the device in GiB, for the memory plan checked before loading (default: the
+    /// GPU's total from nvidia-smi on CUDA, available RAM on the CPU; unchecked on wgpu).
+    #[arg(long, value_name = "GIB")]
+    gpu_memory: Option<f64>,
     /// Address to listen on (loopback by default; use 0.0.0.0 to accept other machines).
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
@@ -55,19 +61,96 @@ pub(crate) struct Load {
     pub(crate) dir: PathBuf,
     /// Batch and queue sizes.
     pub(crate) config: ServeConfig,
+    /// `--dtype` / `--quantize`.
+    pub(crate) precision: crate::backend::Precision,
+    /// Device memory the plan must fit, bytes (`None`: what [`device_memory`] finds).
+    pub(crate) memory: Option<f64>,
+}
+
+/// The memory `B`'s device has, bytes, where it can be found: the GPU's total from
+/// `nvidia-smi` on CUDA, `MemAvailable` of /proc/meminfo on the CPU.
+fn device_memory<B: burn::tensor::backend::Backend>(device: &B::Device) -> Option<f64> {
+    let name = B::name(device).to_lowercase();
+    if name.contains("cuda") {
+        let out = std::process::Command::new("nvidia-smi")
+            .args(["--query-gpu=memory.total", "--format=csv,noheader,nounits"])
+            .output()
+            .ok()?;
+        let mib: f64 = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()?
+            .trim()
+            .parse()
+            .ok()?;
+        Some(mib * 1024.0 * 1024.0)
+    } else if agentworld_model::kernels::is_host::<B>() {
+        let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024.0)
+    } else {
+        None
+    }
+}
+
+/// The memory plan of the model in `dir` held as `options`, checked against `memory` (or the
+/// device's): the plan's line, or an error with the numbers and what to change when it does
+/// not fit (before any weight is read, as vLLM refuses).
+fn check_plan<B: burn::tensor::backend::Backend>(
+    dir: &std::path::Path,
+    options: agentworld_model::LoadOptions,
+    config: &ServeConfig,
+    memory: Option<f64>,
+    device: &B::Device,
+) -> Result<String> {
+    use agentworld_model::memory::{GIB, UTILIZATION};
+    let path = dir.join("config.json");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let model =
+        agentworld_model::Qwen35MoeConfig::from_json_str(&text, &path.display().to_string())?;
+    let plan = super::inspect::plan(&model, options, config.max_model_len, config.max_batch);
+    let Some(memory) = memory.or_else(|| device_memory::<B>(device)) else {
+        return Ok(format!(
+            "{} (device memory unknown: pass --gpu-memory GIB to check)",
+            plan.line()
+        ));
+    };
+    if !plan.fits(memory) {
+        bail!(
+            "the model does not fit: {} needs {:.2} GiB ({:.2} GiB of weights + {} x {:.3} GiB of cache at {} tokens), and {:.0}% of the {:.2} GiB here is {:.2} GiB; try --dtype bf16, --quantize int8 (CPU), a smaller --max-batch or --max-model-len, or a bigger device",
+            plan.line(),
+            plan.total() / GIB,
+            plan.weights / GIB,
+            plan.max_batch,
+            plan.cache_per_seq / GIB,
+            plan.max_model_len,
+            UTILIZATION * 100.0,
+            memory / GIB,
+            UTILIZATION * memory / GIB
+        );
+    }
+    Ok(format!("{} of {:.2} GiB", plan.line(), memory / GIB))
 }
 
 impl OnBackend for Load {
     type Output = EngineHandle;
     fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<EngineHandle> {
         let dir = self.dir.clone();
+        let options = self.precision.resolve::<B>(&dir, &device)?;
+        let line = check_plan::<B>(&dir, options, &self.config, self.memory, &device)?;
+        eprintln!("{line}");
         EngineHandle::spawn(
             move || {
-                let pb = progress::bar(0, "loading weights");
-                let engine = Engine::<B>::load_dir(&dir, &device, &mut |done, total| {
-                    pb.set_length(total as u64);
-                    pb.set_position(done as u64);
-                });
+                let pb = progress::bar(
+                    0,
+                    &format!("loading weights ({})", progress::describe(options)),
+                );
+                let engine =
+                    Engine::<B>::load_dir_with(&dir, &device, options, &mut |done, total| {
+                        pb.set_length(total as u64);
+                        pb.set_position(done as u64);
+                    });
                 pb.finish_and_clear();
                 engine
             },
@@ -128,7 +211,20 @@ pub fn run(args: Args) -> Result<()> {
             Some(paths::repo_root().join("web/dist")).filter(|d| d.join("index.html").is_file())
         }
     };
-    let engine = dispatch(args.backend, Load { dir, config })?;
+    if let Some(g) = args.gpu_memory
+        && !(g.is_finite() && g > 0.0)
+    {
+        bail!("--gpu-memory {g}: give the device's memory in GiB, e.g. --gpu-memory 80");
+    }
+    let engine = dispatch(
+        args.backend,
+        Load {
+            dir,
+            config,
+            precision: args.precision,
+            memory: args.gpu_memory.map(|g| g * agentworld_model::memory::GIB),
+        },
+    )?;
     let max_model_len = engine.info.max_model_len;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -88,6 +88,8 @@ pub struct Args {
     /// Where a local model runs.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
+    #[command(flatten)]
+    precision: crate::backend::Precision,
 }
 
 /// Reads `--action`: the text itself, or a file's content when it names a file.
@@ -354,7 +356,7 @@ struct Output {
 impl OnBackend for &Request {
     type Output = Output;
     fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<Output> {
-        let engine = progress::load_engine::<B>(&self.model_dir, &device)?;
+        let engine = progress::load_engine::<B>(&self.model_dir, &device, self.args.precision)?;
         let text = engine.render_prompt(&self.messages, None)?;
         // The card's prior on the named lines goes with the card's copy prior.
         let named_bias = match (self.args.named_copy_bias, self.args.copy_bias) {

@@ -32,6 +32,10 @@ pub(super) fn dispatch_bf16(kind: BackendKind, job: Job) -> Result<Figures> {
 pub(super) struct Job {
     pub(super) target: Target,
     pub(super) plan: Plan,
+    /// How our side holds the weights (CPU; a GPU bf16 run holds the backend's element).
+    pub(super) options: agentworld_model::LoadOptions,
+    /// Bytes per weight, for the weight total.
+    pub(super) weight_bytes_per_param: f64,
 }
 
 impl OnBackend for Job {
@@ -48,13 +52,25 @@ impl OnBackend for Job {
             Target::Dir(dir) => {
                 let (config, checkpoint) = loader::open_dir(dir)?;
                 let pb = progress::bar(0, "loading weights");
-                let (model, _) =
-                    loader::load_model::<B>(&checkpoint, &config, &device, &mut |d, t| {
+                let (model, _) = loader::load_model_with::<B>(
+                    &checkpoint,
+                    &config,
+                    &device,
+                    self.options,
+                    &mut |d, t| {
                         pb.set_length(t as u64);
                         pb.set_position(d as u64);
-                    })?;
+                    },
+                )?;
                 pb.finish_and_clear();
                 (model, config)
+            }
+            Target::Synthetic(_)
+                if host && self.options != agentworld_model::LoadOptions::default() =>
+            {
+                bail!(
+                    "--synthetic builds f32 weights; bench other dtypes on the CPU with a checkpoint (--model DIR)"
+                )
             }
             Target::Synthetic(path) => {
                 let text = std::fs::read_to_string(path)?;
@@ -132,7 +148,7 @@ impl OnBackend for Job {
             ),
             load_secs,
             peak_rss_delta_bytes,
-            weight_bytes: config.param_counts().total * plan.dtype.bytes(),
+            weight_bytes: (config.param_counts().total as f64 * self.weight_bytes_per_param) as u64,
             prefill_tok_s: plan.prompt.len() as f64 / ttft,
             ttft_secs: ttft,
             decode_tok_s: plan.decode_tokens as f64 / single,

@@ -44,6 +44,8 @@ pub struct InferArgs {
     /// With `--model`: where it runs.
     #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
     backend: BackendKind,
+    #[command(flatten)]
+    precision: crate::backend::Precision,
     /// Only the first N rows.
     #[arg(long)]
     limit: Option<usize>,
@@ -128,6 +130,7 @@ pub fn run(args: InferArgs) -> Result<()> {
             let dir = dir.clone().unwrap_or_default();
             let job = LocalInfer {
                 dir,
+                precision: args.precision,
                 messages: &messages,
                 pending: &pending,
                 batch: args.batch,

@@ -17,6 +17,8 @@ use crate::progress;
 pub struct LocalInfer<'a> {
     /// The model directory.
     pub dir: PathBuf,
+    /// `--dtype` / `--quantize`.
+    pub precision: crate::backend::Precision,
     /// Every input row's messages.
     pub messages: &'a [Vec<Message>],
     /// Input indices still to run.
@@ -37,7 +39,7 @@ impl OnBackend for LocalInfer<'_> {
     type Output = ();
 
     fn run<B: burn::tensor::backend::Backend>(self, device: B::Device) -> Result<()> {
-        let engine = progress::load_engine::<B>(&self.dir, &device)?;
+        let engine = progress::load_engine::<B>(&self.dir, &device, self.precision)?;
         let context = engine.max_context();
         let mut prompts = Vec::with_capacity(self.pending.len());
         for &i in self.pending {
