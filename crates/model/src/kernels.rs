@@ -371,4 +371,28 @@ mod tests {
                 .assert_approx_eq(&want.into_data(), Tolerance::<f32>::absolute(1e-4));
         }
     }
+
+    /// Half and int8 weights go through our kernels (not the widening fallback) for decode
+    /// rows, prefill rows and one expert of a stack.
+    #[test]
+    fn half_and_int8_weights_take_the_kernel_path() {
+        let dev = Default::default();
+        let normal = Distribution::Normal(0.0, 1.0);
+        let w32 = Tensor::<B, 3>::random([3, 64, 96], normal, &dev);
+        let weights = [
+            w32.clone().cast(DType::BF16),
+            w32.clone().cast(DType::F16),
+            int8::quantize(w32).unwrap(),
+        ];
+        for w in &weights {
+            for m in [1, 8, 40] {
+                let x = Tensor::<B, 3>::random([1, m, 64], normal, &dev);
+                assert!(
+                    flex_product(&x, w, 2).is_some(),
+                    "{:?}, {m} rows",
+                    w.dtype()
+                );
+            }
+        }
+    }
 }

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use agentworld_model::loader::{self, ExpertLayout};
-use agentworld_model::{LoadOptions, Quantize, Qwen35Moe, TokenBatch, WeightDtype};
+use agentworld_model::{LoadOptions, Qwen35Moe, TokenBatch, WeightDtype};
 use burn::tensor::Tensor;
 use serde_json::Value;
 
@@ -336,8 +336,8 @@ fn composite_held_in_bf16_matches_transformers() {
 /// f16 weights. On the CPU they are widened in registers and the f32 tolerance holds, as for
 /// bf16. On a GPU (wgpu with `shader-f16`) the activation is rounded to f16 for each product,
 /// as transformers does in f16, so logits move by up to [`F16_GPU_TOLERANCE`] (11-bit
-/// mantissas: ~5e-4 relative per product, through ~40 products per token), and the greedy
-/// tokens, among this random model's near-ties (0.01 apart), are not compared there.
+/// mantissas: ~5e-4 relative per product; measured on lavapipe: 7.3e-3 at most, in the
+/// padded batch), and every greedy token must still be the reference's.
 #[test]
 fn fused_held_in_f16_matches_transformers() {
     if !backend_has(WeightDtype::F16) {
@@ -345,25 +345,16 @@ fn fused_held_in_f16_matches_transformers() {
     }
     let (model, _) = load_with("fused", LoadOptions::dtype(WeightDtype::F16));
     assert_weights_in(&model, burn::tensor::DType::F16);
-    if cfg!(feature = "test-wgpu") {
-        let reference = Reference::load();
-        let logits = model
-            .forward(&TokenBatch::single(reference.ids("prompt")), None)
-            .unwrap();
-        let [_, seq, vocab] = logits.dims();
-        assert_close(
-            "fused f16 on the GPU, prefill",
-            &rows_of(logits.reshape([seq, vocab])),
-            &reference.logits("prefill_logits"),
-            F16_GPU_TOLERANCE,
-        );
-        return;
-    }
-    check_layout_with("fused", LoadOptions::dtype(WeightDtype::F16), TOLERANCE);
+    let tolerance = if cfg!(feature = "test-wgpu") {
+        F16_GPU_TOLERANCE
+    } else {
+        TOLERANCE
+    };
+    check_layout_with("fused", LoadOptions::dtype(WeightDtype::F16), tolerance);
 }
 
 /// See [`fused_held_in_f16_matches_transformers`].
-const F16_GPU_TOLERANCE: f32 = 0.05;
+const F16_GPU_TOLERANCE: f32 = 1e-2;
 
 /// Int8 blocks (CPU): every projection and expert quantized, `max|w| / 254` the largest error
 /// of a weight. On this random model (logits within ±1.6, top tokens often within 0.01 of
@@ -379,7 +370,7 @@ const F16_GPU_TOLERANCE: f32 = 0.05;
 fn per_expert_int8_stays_within_quantization_error() {
     let options = LoadOptions {
         dtype: WeightDtype::F32,
-        quantize: Quantize::Int8,
+        quantize: agentworld_model::Quantize::Int8,
     };
     let (model, _) = load_with("per_expert", options);
     assert!(matches!(
