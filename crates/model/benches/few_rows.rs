@@ -57,8 +57,8 @@ fn main() {
     let normal = Distribution::Normal(0.0, 0.02);
     println!("few-row products on burn-flex, {threads} threads; GB/s counts weight bytes read");
     println!(
-        "{:<22} {:>3} {:>12} {:>12} {:>9}",
-        "shape (k x n)", "m", "ours GB/s", "burn GB/s", "speed-up"
+        "{:<22} {:>3} {:>12} {:>12} {:>9} {:>10} {:>10}",
+        "shape (k x n)", "m", "ours GB/s", "burn GB/s", "speed-up", "bf16 GB/s", "int8 GB/s"
     );
     for (name, k, n) in [
         ("expert gate_up", 1024, 768),
@@ -76,6 +76,13 @@ fn main() {
             .map(|w| w.to_data().to_vec::<f32>().expect("f32"))
             .collect();
         let gb = (k * n * 4) as f64 / 1e9;
+        // The same weights in bf16 and as int8 blocks (each copy half, then about a quarter, of
+        // the f32 bytes; GB/s below counts the bytes each format reads).
+        let wbs: Vec<Vec<half::bf16>> = wvs
+            .iter()
+            .map(|w| w.iter().map(|&v| half::bf16::from_f32(v)).collect())
+            .collect();
+        let q8s: Vec<(Vec<i8>, Vec<f32>)> = wvs.iter().map(|w| quantize(w)).collect();
         for m in rows_to_try() {
             let x = Tensor::<Flex, 2>::random([m, k], normal, &dev);
             let mut i = 0;
@@ -93,14 +100,46 @@ fn main() {
                 kernels::few_rows::matmul(&xv, k, m, k, &wvs[j], n, n, &mut out);
                 Tensor::<Flex, 2>::from_data(TensorData::new(out, [m, n]), &dev)
             });
+            let bf16 = time(|| {
+                j = (j + 1) % copies;
+                let mut out = vec![0f32; m * n];
+                kernels::few_rows::matmul(&xv, k, m, k, &wbs[j], n, n, &mut out);
+                Tensor::<Flex, 2>::from_data(TensorData::new(out, [m, n]), &dev)
+            });
+            let int8 = time(|| {
+                j = (j + 1) % copies;
+                let mut out = vec![0f32; m * n];
+                let w = kernels::weights::Q8 {
+                    data: &q8s[j].0,
+                    scales: &q8s[j].1,
+                    ld: n,
+                };
+                kernels::few_rows::matmul_weights(&xv, k, m, k, &w, n, &mut out);
+                Tensor::<Flex, 2>::from_data(TensorData::new(out, [m, n]), &dev)
+            });
             let burn = time(|| x.clone().matmul(next()));
             println!(
-                "{:<22} {m:>3} {:>12.1} {:>12.1} {:>8.2}x",
+                "{:<22} {m:>3} {:>12.1} {:>12.1} {:>8.2}x {:>10.1} {:>10.1}",
                 format!("{name} {k}x{n}"),
                 gb / ours.as_secs_f64(),
                 gb / burn.as_secs_f64(),
-                burn.as_secs_f64() / ours.as_secs_f64()
+                burn.as_secs_f64() / ours.as_secs_f64(),
+                gb / 2.0 / bf16.as_secs_f64(),
+                gb * kernels::int8::BYTES_PER_WEIGHT / 4.0 / int8.as_secs_f64(),
             );
         }
     }
+}
+
+/// `w` as int8 blocks of 32 (see `agentworld_model::kernels::int8`).
+fn quantize(w: &[f32]) -> (Vec<i8>, Vec<f32>) {
+    let mut q = Vec::with_capacity(w.len());
+    let mut scales = Vec::with_capacity(w.len() / 32);
+    for block in w.chunks(32) {
+        let s = block.iter().fold(0f32, |a, v| a.max(v.abs())) / 127.0;
+        let s = if s > 0.0 { s } else { 1.0 };
+        scales.push(s);
+        q.extend(block.iter().map(|v| (v / s).round() as i8));
+    }
+    (q, scales)
 }

@@ -26,7 +26,7 @@ use std::any::{Any, TypeId};
 use burn::nn::Linear;
 use burn::tensor::backend::Backend;
 use burn::tensor::{DType, FloatDType, Shape, Tensor, TensorData, TensorPrimitive};
-use burn_flex::{FlexQTensor, FlexTensor};
+use burn_flex::FlexTensor;
 use half::{bf16, f16};
 
 use weights::{Dense, Q8, WeightElem, Weights};
@@ -46,9 +46,9 @@ pub fn matmul<B: Backend, const D: usize>(x: Tensor<B, D>, w: Tensor<B, D>) -> T
     if xd == wd {
         return x.matmul(w);
     }
-    if matches!(wd, DType::QFloat(_)) {
+    if wd == DType::I8 {
         // A layout the int8 kernels do not read (not reached by the model's own weights).
-        return x.matmul(w.dequantize().cast(xd));
+        return x.matmul(int8::dequantize(w).cast(xd));
     }
     if is_flex::<B>() {
         // A layout the kernels do not read (a transposed view): widen this weight.
@@ -113,7 +113,8 @@ fn is_flex<B: Backend>() -> bool {
 /// A weight as the flex kernels see it.
 enum FlexWeight {
     Dense(FlexTensor),
-    Q8(FlexQTensor),
+    /// Int8 blocks ([`int8`]): values then scales in one buffer.
+    Q8(FlexTensor),
 }
 
 /// The burn-flex tensor behind `t`, if `B` is burn-flex (a cheap clone: storage is shared).
@@ -125,11 +126,14 @@ fn to_flex<B: Backend, const D: usize>(t: &Tensor<B, D>) -> Option<FlexWeight> {
         TensorPrimitive::Float(p) => (Box::new(p) as Box<dyn Any>)
             .downcast::<FlexTensor>()
             .ok()
-            .map(|b| FlexWeight::Dense(*b)),
-        TensorPrimitive::QFloat(q) => (Box::new(q) as Box<dyn Any>)
-            .downcast::<FlexQTensor>()
-            .ok()
-            .map(|b| FlexWeight::Q8(*b)),
+            .map(|b| {
+                if b.dtype() == DType::I8 {
+                    FlexWeight::Q8(*b)
+                } else {
+                    FlexWeight::Dense(*b)
+                }
+            }),
+        TensorPrimitive::QFloat(_) => None,
     }
 }
 
@@ -211,15 +215,16 @@ fn flex_product<B: Backend, const D: usize, const E: usize>(
                 _ => return None,
             }
         }
-        FlexWeight::Q8(q) => {
-            let (wk, n, ldw, w_off) = weight_view(q.tensor(), index)?;
+        FlexWeight::Q8(t) => {
+            let (values, scales) = int8::parts(t)?;
+            let (wk, n, ldw, w_off) = weight_view(t, index)?;
             if m == 0 || wk != k || ldw % int8::BLOCK != 0 || w_off % int8::BLOCK != 0 {
                 return None;
             }
             dims[D - 1] = n;
             let q8 = Q8 {
-                data: &q.tensor().storage::<i8>()[w_off..],
-                scales: &q.scales()[w_off / int8::BLOCK..],
+                data: &values[w_off..],
+                scales: &scales[w_off / int8::BLOCK..],
                 ld: ldw,
             };
             product(x_data, ldx, m, k, &q8, n)

@@ -15,7 +15,7 @@ pub mod export;
 use burn::module::Param;
 use burn::nn::{Embedding, Linear};
 use burn::tensor::backend::Backend;
-use burn::tensor::{Element, FloatDType, Tensor, TensorData};
+use burn::tensor::{Element, Tensor, TensorData};
 
 pub use checkpoint::{Checkpoint, CheckpointElem, decode_f32};
 
@@ -177,7 +177,7 @@ impl<B: Backend> Reader<'_, B> {
         if self.options.quantize != Quantize::Int8 || !kernels::int8::quantizable(w.dims()[D - 1]) {
             return w;
         }
-        kernels::int8::quantize(w.clone().cast(FloatDType::F32)).unwrap_or(w)
+        kernels::int8::quantize(w.clone()).unwrap_or(w)
     }
 
     /// HF `[batch, rows, cols]` weights, transposed to burn's `[batch, cols, rows]`, in the

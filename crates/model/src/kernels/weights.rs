@@ -220,8 +220,13 @@ impl Weights for Q8<'_> {
         let width = cols.len();
         for (t, o) in rows.zip(out.chunks_exact_mut(width)) {
             let at = t * self.ld + cols.start;
-            for (j, o) in o.iter_mut().enumerate() {
-                *o = self.data[at + j] as f32 * self.scales[(at + j) / BLOCK];
+            // `cols.start` and `ld` are multiples of BLOCK: one scale per 32 outputs.
+            for (b, o) in o.chunks_mut(BLOCK).enumerate() {
+                let s = self.scales[at / BLOCK + b];
+                let q = &self.data[at + b * BLOCK..][..o.len()];
+                for (o, &v) in o.iter_mut().zip(q) {
+                    *o = v as f32 * s;
+                }
             }
         }
     }

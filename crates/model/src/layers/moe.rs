@@ -21,7 +21,7 @@ use burn::module::{Module, Param};
 use burn::nn::Linear;
 use burn::tensor::activation::{sigmoid, silu, softmax};
 use burn::tensor::backend::Backend;
-use burn::tensor::{DType, IndexingUpdateOp, Int, Tensor};
+use burn::tensor::{IndexingUpdateOp, Int, Tensor};
 
 use super::mlp::SwiGluMlp;
 use crate::kernels::{self, linear};
@@ -174,7 +174,7 @@ impl<B: Backend> SparseMoe<B> {
         let routing = self.route(tokens.clone());
         let pairs = batch * seq * self.top_k;
         let mut strategy = strategy::<B>(pairs, self.num_experts(), &tokens.device());
-        if matches!(self.experts.down_proj.val().dtype(), DType::QFloat(_)) {
+        if kernels::int8::is_int8(&self.experts.down_proj.val()) {
             // Int8 experts are read in place by the grouped path's kernels; gathering or
             // reshaping them would dequantize whole tensors.
             strategy = Strategy::Grouped;
