@@ -101,7 +101,8 @@ fn start<B: burn::tensor::backend::Backend>(name: &str, hint: &str) -> anyhow::R
 pub struct Precision {
     /// Precision of the weights: f32, bf16 or f16 (read from the checkpoint straight into it).
     /// Default: the checkpoint's own (`torch_dtype` in config.json; bf16 for the released models
-    /// and the demo), or the nearest the device has (wgpu: f16 with `shader-f16`, else f32).
+    /// and the demo), or the nearest the device has (wgpu: f16 with `shader-f16`, else f32);
+    /// `train` evaluates its export in f32 unless told.
     /// Activations, norms, softmax, the router and the DeltaNet state stay f32 in every dtype.
     #[arg(long, value_parser = parse_dtype)]
     pub dtype: Option<agentworld_model::WeightDtype>,
@@ -123,6 +124,19 @@ fn parse_dtype(s: &str) -> Result<agentworld_model::WeightDtype, String> {
 }
 
 impl Precision {
+    /// The load options when there is no checkpoint yet to take a default from (the model
+    /// `train` will export): `--dtype` or f32, `--quantize` as given. The device check happens
+    /// when the model is loaded.
+    pub fn fixed(&self) -> agentworld_model::LoadOptions {
+        agentworld_model::LoadOptions {
+            dtype: self.dtype.unwrap_or_default(),
+            quantize: match self.quantize {
+                None => agentworld_model::Quantize::None,
+                Some(QuantizeArg::Int8) => agentworld_model::Quantize::Int8,
+            },
+        }
+    }
+
     /// The load options for the model in `dir` on `device`: `--dtype` if given (an error when
     /// the device cannot hold it), else the checkpoint's `torch_dtype`, lowered to what the
     /// device has.

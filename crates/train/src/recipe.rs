@@ -90,6 +90,9 @@ pub struct BuildOptions {
     /// its `train.jsonl`, `heldout.jsonl` and `tokenizer.json` copied into the work
     /// directory), and trains with its own schedule.
     pub init_from: Option<PathBuf>,
+    /// Precision the end-of-run evaluation loads the exported model in (`agentworld train
+    /// --dtype`; default f32, the precision it was trained in).
+    pub eval_weights: agentworld_model::LoadOptions,
 }
 
 /// The domains and state formats of a recipe's `target_in_thinking`.
@@ -404,7 +407,7 @@ pub fn build_demo<B: Backend>(
     )?;
 
     events(BuildEvent::Phase("eval"));
-    let engine = Engine::<B>::load_dir(out_dir, device, &mut |_, _| {})?;
+    let engine = Engine::<B>::load_dir_with(out_dir, device, options.eval_weights, &mut |_, _| {})?;
     let held = pick_eval_rows(&test_rows, recipe.eval_rows_per_domain);
     let predictions = evaluate(
         &engine,

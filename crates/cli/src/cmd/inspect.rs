@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use agentworld_model::loader::{self, ExpertLayout, LayoutReport};
 use agentworld_model::memory::MemoryPlan;
-use agentworld_model::{LayerType, LoadOptions, Quantize, Qwen35MoeConfig, WeightDtype};
+use agentworld_model::{LayerType, LoadOptions, Qwen35MoeConfig};
 use anyhow::{Context, Result};
 
 use crate::paths;
@@ -18,22 +18,16 @@ pub struct Args {
     /// Print a JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Precision the memory plan assumes (default: the checkpoint's `torch_dtype`).
-    #[arg(long, value_parser = parse_dtype)]
-    dtype: Option<WeightDtype>,
-    /// Plan for int8 blocks (`--quantize int8`, as the CPU loads them).
-    #[arg(long, value_enum)]
-    quantize: Option<crate::backend::QuantizeArg>,
+    /// The precision the memory plan assumes (`--dtype`, default the checkpoint's
+    /// `torch_dtype`; `--quantize int8`).
+    #[command(flatten)]
+    precision: crate::backend::Precision,
     /// Tokens per sequence the cache is planned for (default: the model's context).
     #[arg(long)]
     max_model_len: Option<usize>,
     /// Sequences cached at once.
     #[arg(long, default_value_t = 1)]
     max_batch: usize,
-}
-
-fn parse_dtype(s: &str) -> std::result::Result<WeightDtype, String> {
-    s.parse()
 }
 
 /// The memory plan of `config` with weights held as `options`, `max_batch` caches of
@@ -86,13 +80,11 @@ pub fn run(args: Args) -> Result<()> {
     };
     let options = LoadOptions {
         dtype: args
+            .precision
             .dtype
             .or_else(|| crate::backend::stored_dtype(&dir))
             .unwrap_or_default(),
-        quantize: match args.quantize {
-            Some(crate::backend::QuantizeArg::Int8) => Quantize::Int8,
-            None => Quantize::None,
-        },
+        ..args.precision.fixed()
     };
     if args.max_batch == 0 {
         anyhow::bail!("--max-batch must be at least 1");

@@ -159,6 +159,10 @@ pub struct Args {
     /// on each; the initial weights come from the backend's own random generator.
     #[arg(long, value_enum, default_value = "cpu")]
     backend: BackendKind,
+    /// Precision of the end-of-run evaluation of the exported model (`--dtype`, `--quantize`;
+    /// default f32, the training precision). Training itself always runs in f32.
+    #[command(flatten)]
+    eval_precision: crate::backend::Precision,
 }
 
 /// The recipe, run on the backend chosen at run time.
@@ -431,6 +435,7 @@ pub fn run(args: Args) -> Result<()> {
         resume: args.resume,
         stop_after_steps: args.stop_after_steps,
         init_from: args.init_from,
+        eval_weights: args.eval_precision.fixed(),
     };
     let mut bar: Option<indicatif::ProgressBar> = None;
     let sources = DemoSources::from_cases(&cases);
