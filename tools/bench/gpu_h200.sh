@@ -3,11 +3,8 @@
 # on one H200, our CUDA backend beside transformers/PyTorch on the same GPU, one run of at most
 # 8 minutes: 4096-token prefill, single-stream decode and batch-64 decode.
 #
-# The device machine has no network, so build the CUDA binary here first:
-#   cargo build --release -p agentworld-cli --features cuda
-#   mkdir -p .device && cp "$CARGO_TARGET_DIR/release/agentworld" .device/
-#   grep -qx '/.device/' .git/info/exclude || echo '/.device/' >> .git/info/exclude
-# then run it through the device tool with carry [".device"]:
+# The device machine has no network, so build the CUDA binary here first
+# (`bash tools/device/prepare.sh`), then run it through the device tool with carry [".device"]:
 #   bash tools/bench/gpu_h200.sh
 # Results land in $OUT (bench.log, gpu.txt). Targets: single-stream decode >= 400 tok/s, half the
 # H200's bandwidth bound (about 800 tok/s at 6 GB per token).
@@ -15,6 +12,7 @@ set -euo pipefail
 OUT=${OUT:-/tmp/agentworld-gpu-bench}
 mkdir -p "$OUT"
 BIN=${AGENTWORLD_BIN:-.device/agentworld}
+if [ ! -x "$BIN" ] && [ -f "$BIN.xz" ]; then xz -dkf "$BIN.xz" && chmod +x "$BIN"; fi
 [ -x "$BIN" ] || { echo "no $BIN: build it first (see the top of this script)" >&2; exit 2; }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
 export PYTHONUNBUFFERED=1

@@ -5,14 +5,9 @@
 # from (../shared/cases does not travel).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/agentworld-target}"
 CASES=${AGENTWORLD_CASES_DIR:-../shared/cases}
-cargo build --release -p agentworld-cli --features cuda
+bash tools/device/prepare.sh
 mkdir -p .device/cases/web
-mkdir -p .git/info
-grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
-strip -o .device/agentworld "$CARGO_TARGET_DIR/release/agentworld"
-xz -T0 -6 -f .device/agentworld
 rm -rf .device/cases/android .device/cases/os .device/cases/web/browsergym
 cp -r "$CASES/android" "$CASES/os" .device/cases/
 cp -r "$CASES/web/browsergym" .device/cases/web/

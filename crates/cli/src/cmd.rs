@@ -5,6 +5,7 @@ pub mod data;
 pub mod diff;
 pub mod eval;
 pub mod inspect;
+pub mod parity;
 pub mod parse;
 pub mod rollout;
 pub mod serve;

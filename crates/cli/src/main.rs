@@ -46,6 +46,8 @@ enum Command {
     Rollout(cmd::rollout::Args),
     /// Measure prefill, decode and memory beside transformers/PyTorch on the same checkpoint.
     Bench(cmd::bench::Args),
+    /// Compare a checkpoint's logits and greedy tokens with a reference run (device checks).
+    Parity(cmd::parity::Args),
 }
 
 fn main() {
@@ -53,6 +55,7 @@ fn main() {
     let result = match cli.command {
         Command::Simulate(args) => cmd::simulate::run(args),
         Command::Inspect(args) => cmd::inspect::run(args),
+        Command::Parity(args) => cmd::parity::run(args),
         Command::Parse(args) => cmd::parse::run(args),
         Command::Diff(args) => cmd::diff::run(args),
         Command::Data(args) => cmd::data::run(args),

@@ -140,3 +140,44 @@ fn the_demo_model_writes_the_same_observation_in_every_precision() {
     assert_eq!(run(&[]), f32, "bf16 (the default) differs from f32");
     assert_eq!(run(&["--quantize", "int8"]), f32, "int8 differs from f32");
 }
+
+/// `agentworld parity` (the device check's comparison) on the committed fixture: bf16 holding
+/// matches the float64 transformers reference with every greedy token, and a tolerance tighter
+/// than float32 rounding fails with the figure.
+#[test]
+fn parity_compares_a_checkpoint_with_a_reference_run() {
+    let f = "crates/model/tests/fixtures/parity";
+    let (model, reference) = (format!("{f}/composite"), format!("{f}/reference.json"));
+    let out = agentworld(&[
+        "parity",
+        "--model",
+        &model,
+        "--reference",
+        &reference,
+        "--dtype",
+        "bf16",
+        "--greedy",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = text(&out.stdout);
+    assert!(
+        line.starts_with("parity ") && line.contains("dtype=bf16"),
+        "{line}"
+    );
+    assert!(line.contains("greedy_match=32/32"), "{line}");
+    let out = agentworld(&[
+        "parity",
+        "--model",
+        &model,
+        "--reference",
+        &reference,
+        "--tolerance",
+        "1e-9",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("more than --tolerance"),
+        "{}",
+        text(&out.stderr)
+    );
+}
