@@ -161,6 +161,7 @@ async function inBrowser(p, expect, shot) {
   );
   const status = await p.locator('[data-testid=local-status]').innerText();
   check(status.includes(expect), `in-browser: the model loaded (${status})`);
+  check(/f16 weights|f32 weights/.test(status), `in-browser: the page says the weights' precision (${status})`);
   await p.click('[data-testid=run]');
   await p.waitForFunction(
     () => document.querySelector('[data-testid=error]') || (document.querySelector('[data-testid=status]')?.textContent ?? '').includes('1 step'),

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use agentworld_engine::{Engine, GenerateParams, ModelFiles, TokenRouting, check_buffer_limit};
 use agentworld_model::sampling::SamplingParams;
+use agentworld_model::{LoadOptions, WeightDtype};
 use agentworld_text::reasoning::{ReasoningEvent, ReasoningSplitter};
 use burn::backend::wgpu::{RuntimeOptions, WgpuDevice, graphics::WebGpu, init_setup_async};
 use burn::backend::{Flex, Wgpu};
@@ -176,9 +177,23 @@ async fn load(
             });
             let device = WgpuDevice::default();
             init_setup_async::<WebGpu>(&device, RuntimeOptions::default()).await;
-            let e = Engine::<Wgpu>::from_files(&files, &device, &mut progress)
+            // Half the bytes where the adapter has `shader-f16`; f32 elsewhere (SwiftShader).
+            let f16 = <Wgpu as burn::tensor::backend::Backend>::supports_dtype(
+                &device,
+                burn::tensor::DType::F16,
+            );
+            let (options, weights) = if f16 {
+                (LoadOptions::dtype(WeightDtype::F16), "f16 weights")
+            } else {
+                (LoadOptions::default(), "f32 weights (no shader-f16)")
+            };
+            let e = Engine::<Wgpu>::from_files_with(&files, &device, options, &mut progress)
                 .map_err(|e| e.to_string())?;
-            (Loaded::Gpu(Box::new(e)), "webgpu", name)
+            (
+                Loaded::Gpu(Box::new(e)),
+                "webgpu",
+                format!("{name}, {weights}"),
+            )
         }
         Err(why) => {
             send(&Reply::Loading {
@@ -186,7 +201,11 @@ async fn load(
             });
             let e = Engine::<Flex>::from_files(&files, &Default::default(), &mut progress)
                 .map_err(|e| e.to_string())?;
-            (Loaded::Cpu(Box::new(e)), "cpu", why)
+            (
+                Loaded::Cpu(Box::new(e)),
+                "cpu",
+                format!("{why}; f32 weights"),
+            )
         }
     };
     *state.engine.borrow_mut() = Some(Rc::new(loaded));
