@@ -3,7 +3,7 @@
 //!
 //! burn-flex's own bf16 matmul widens both operands whole into f32 copies on every call (for
 //! the LM head of a 152k vocabulary, a 1.2 GB allocation per prefill). Here the weight is
-//! widened one column panel at a time, `[k, PANEL]` floats sized to stay in the L2/L3 cache,
+//! widened one column panel at a time, `[k, cols]` floats sized to stay in the L2/L3 cache,
 //! and each panel goes straight into the `gemm` crate's f32 kernel (the one burn-flex runs for
 //! f32), which writes its columns of `out`. The conversion costs `k * n` widenings against the
 //! GEMM's `m * k * n` multiply-adds, so from a few dozen rows up it is noise.
@@ -14,8 +14,12 @@ use rayon::prelude::*;
 
 use super::weights::Weights;
 
-/// Columns of one widened panel (with `k = 2048`, 2 MiB of f32).
-const PANEL: usize = 256;
+/// Bytes of one widened panel: `[k, PANEL_BYTES / 4k]` f32 (about the L2 of a core; at least
+/// [`MIN_PANEL`] columns), so that each GEMM call has enough columns to split across threads.
+const PANEL_BYTES: usize = 4 << 20;
+
+/// Fewest columns of a panel.
+const MIN_PANEL: usize = 256;
 
 /// Rows of a panel widened by one task.
 const WIDEN_ROWS: usize = 128;
@@ -42,9 +46,13 @@ pub fn matmul<W: Weights>(
         return;
     }
     assert!(x.len() >= (m - 1) * ldx + k, "x is shorter than [{m}, {k}]");
-    let mut buf = vec![0f32; k * PANEL];
-    for c0 in (0..n).step_by(PANEL) {
-        let width = PANEL.min(n - c0);
+    let panel_cols = (PANEL_BYTES / (4 * k))
+        .next_multiple_of(32)
+        .max(MIN_PANEL)
+        .min(n);
+    let mut buf = vec![0f32; k * panel_cols];
+    for c0 in (0..n).step_by(panel_cols) {
+        let width = panel_cols.min(n - c0);
         let panel = &mut buf[..k * width];
         panel
             .par_chunks_mut(WIDEN_ROWS * width)

@@ -56,6 +56,9 @@ impl WeightElem for f16 {
 pub trait Weights: Sync {
     /// `acc[i, :] += sum_{t in rows} x[i, t] * w[t, cols]`, `acc` being `[m, cols.len()]`
     /// and `x` `[m, >= rows.end]` with row stride `ldx`. `cols.start` is a multiple of 32.
+    /// `stream`: `m` is 1 and `cols` are whole rows, so one row of `w` at a time reads the
+    /// weights as one sequential stream (the sums run in the same order either way).
+    #[allow(clippy::too_many_arguments)]
     fn rows_times_block(
         &self,
         x: &[f32],
@@ -63,6 +66,7 @@ pub trait Weights: Sync {
         m: usize,
         rows: std::ops::Range<usize>,
         cols: std::ops::Range<usize>,
+        stream: bool,
         acc: &mut [f32],
     );
 
@@ -109,15 +113,16 @@ impl<T: WeightElem> Weights for Dense<'_, T> {
         m: usize,
         rows: std::ops::Range<usize>,
         cols: std::ops::Range<usize>,
+        stream: bool,
         acc: &mut [f32],
     ) {
         #[cfg(target_arch = "x86_64")]
         if fma_available() {
             // SAFETY: the CPU supports AVX2 and FMA (checked above).
-            unsafe { dense_avx2(self, x, ldx, m, rows, cols, acc) };
+            unsafe { dense_avx2(self, x, ldx, m, rows, cols, stream, acc) };
             return;
         }
-        dense_with::<false, T>(self, x, ldx, m, rows, cols, acc);
+        dense_with::<false, T>(self, x, ldx, m, rows, cols, stream, acc);
     }
 
     fn widen_panel(
@@ -138,6 +143,7 @@ impl<T: WeightElem> Weights for Dense<'_, T> {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
 fn dense_avx2<T: WeightElem>(
     w: &Dense<'_, T>,
     x: &[f32],
@@ -145,15 +151,17 @@ fn dense_avx2<T: WeightElem>(
     m: usize,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
+    stream: bool,
     acc: &mut [f32],
 ) {
-    dense_with::<true, T>(w, x, ldx, m, rows, cols, acc);
+    dense_with::<true, T>(w, x, ldx, m, rows, cols, stream, acc);
 }
 
-/// The loop itself: rows of `w` in memory order, four at a time (four prefetch streams, and a
-/// quarter of the accumulator traffic), each multiplied into every accumulator row (`FMA`:
+/// The loop itself: rows of `w` in memory order, four at a time (a quarter of the accumulator
+/// traffic), each multiplied into every accumulator row, or one at a time when `stream` (`FMA`:
 /// fused multiply-add, for CPUs that have it).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn dense_with<const FMA: bool, T: WeightElem>(
     w: &Dense<'_, T>,
     x: &[f32],
@@ -161,13 +169,14 @@ fn dense_with<const FMA: bool, T: WeightElem>(
     m: usize,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
+    stream: bool,
     acc: &mut [f32],
 ) {
     let width = cols.len();
     let madd = |a: f32, xv: f32, b: f32| if FMA { xv.mul_add(b, a) } else { a + xv * b };
     let row = |t: usize| &w.data[t * w.ld + cols.start..][..width];
     let mut t = rows.start;
-    while t + 4 <= rows.end {
+    while !stream && t + 4 <= rows.end {
         let (w0, w1, w2, w3) = (row(t), row(t + 1), row(t + 2), row(t + 3));
         for (i, arow) in acc.chunks_exact_mut(width).enumerate().take(m) {
             let xs = &x[i * ldx + t..][..4];
@@ -200,6 +209,7 @@ impl Weights for Q8<'_> {
         m: usize,
         rows: std::ops::Range<usize>,
         cols: std::ops::Range<usize>,
+        _stream: bool,
         acc: &mut [f32],
     ) {
         #[cfg(target_arch = "x86_64")]
