@@ -69,15 +69,9 @@ pub fn matmul_weights<W: Weights>(
     n: usize,
     out: &mut [f32],
 ) {
-    assert!(out.len() >= m * n, "out holds {} of {m}x{n}", out.len());
-    if m == 0 || n == 0 {
+    if !shapes_hold(x, ldx, m, k, n, out) {
         return;
     }
-    if k == 0 {
-        out[..m * n].fill(0.0);
-        return;
-    }
-    assert!(x.len() >= (m - 1) * ldx + k, "x is shorter than [{m}, {k}]");
     let x = Rows { data: x, ld: ldx };
     let out = &mut out[..m * n];
 
@@ -135,6 +129,32 @@ pub fn matmul_weights<W: Weights>(
             }
         }
     }
+}
+
+/// Checks the slices against `[m, k]` (row stride `ldx`) and `[m, n]`, and settles the empty
+/// products (zeros when `k` is 0): `true` when there is a product left to compute. Shared by
+/// the few-rows and panel kernels.
+///
+/// # Panics
+/// If a slice is shorter than its shape and stride require (a caller bug).
+pub(super) fn shapes_hold(
+    x: &[f32],
+    ldx: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+    out: &mut [f32],
+) -> bool {
+    assert!(out.len() >= m * n, "out holds {} of {m}x{n}", out.len());
+    if m == 0 || n == 0 {
+        return false;
+    }
+    if k == 0 {
+        out[..m * n].fill(0.0);
+        return false;
+    }
+    assert!(x.len() >= (m - 1) * ldx + k, "x is shorter than [{m}, {k}]");
+    true
 }
 
 /// `x`: `ld` floats between rows, unit column stride.

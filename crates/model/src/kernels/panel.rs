@@ -37,15 +37,9 @@ pub fn matmul<W: Weights>(
     n: usize,
     out: &mut [f32],
 ) {
-    assert!(out.len() >= m * n, "out holds {} of {m}x{n}", out.len());
-    if m == 0 || n == 0 {
+    if !super::few_rows::shapes_hold(x, ldx, m, k, n, out) {
         return;
     }
-    if k == 0 {
-        out[..m * n].fill(0.0);
-        return;
-    }
-    assert!(x.len() >= (m - 1) * ldx + k, "x is shorter than [{m}, {k}]");
     let panel_cols = (PANEL_BYTES / (4 * k))
         .next_multiple_of(32)
         .max(MIN_PANEL)
