@@ -137,10 +137,18 @@ fn bench_rejects_bad_settings_with_a_reason() {
     let out = agentworld(&["bench", "--prompt-tokens", "4", "--no-torch"]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--prompt-tokens"));
-    let out = agentworld(&["bench", "--dtype", "bf16", "--no-torch"]);
+    // bf16 now runs on the CPU; int8 still runs there only.
+    let out = agentworld(&[
+        "bench",
+        "--dtype",
+        "int8",
+        "--backend",
+        "cuda",
+        "--no-torch",
+    ]);
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("GPU backend"),
+        text(&out.stderr).contains("on the CPU"),
         "{}",
         text(&out.stderr)
     );
