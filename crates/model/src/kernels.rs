@@ -50,7 +50,7 @@ pub fn matmul<B: Backend, const D: usize>(x: Tensor<B, D>, w: Tensor<B, D>) -> T
         // A layout the int8 kernels do not read (not reached by the model's own weights).
         return x.matmul(int8::dequantize(w).cast(xd));
     }
-    if is_flex::<B>() {
+    if is_host::<B>() {
         // A layout the kernels do not read (a transposed view): widen this weight.
         return x.matmul(w.cast(xd));
     }
@@ -103,10 +103,6 @@ pub fn widen<B: Backend, const D: usize>(t: Tensor<B, D>) -> Tensor<B, D> {
 /// Whether `B` keeps its tensors in host memory as burn-flex (the CPU backend our kernels and
 /// the int8 format serve).
 pub fn is_host<B: Backend>() -> bool {
-    is_flex::<B>()
-}
-
-fn is_flex<B: Backend>() -> bool {
     TypeId::of::<B::FloatTensorPrimitive>() == TypeId::of::<FlexTensor>()
 }
 
@@ -119,7 +115,7 @@ enum FlexWeight {
 
 /// The burn-flex tensor behind `t`, if `B` is burn-flex (a cheap clone: storage is shared).
 fn to_flex<B: Backend, const D: usize>(t: &Tensor<B, D>) -> Option<FlexWeight> {
-    if !is_flex::<B>() {
+    if !is_host::<B>() {
         return None;
     }
     match t.clone().into_primitive() {

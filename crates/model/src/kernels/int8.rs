@@ -41,7 +41,7 @@ pub fn is_int8<B: Backend, const D: usize>(w: &Tensor<B, D>) -> bool {
 /// # Shapes
 /// - w: `[..., n]` (any float dtype); output the same shape
 pub fn quantize<B: Backend, const D: usize>(w: Tensor<B, D>) -> Option<Tensor<B, D>> {
-    if !super::is_flex::<B>() || !quantizable(w.dims()[D - 1]) {
+    if !super::is_host::<B>() || !quantizable(w.dims()[D - 1]) {
         return None;
     }
     let dims = w.dims();
