@@ -98,6 +98,14 @@ pub struct Q8<'a> {
     pub ld: usize,
 }
 
+/// `a + x * b`, fused where `FMA` (an `#[inline(always)]` function rather than a closure, so
+/// that it is always inlined into the `avx2,fma` caller: a fused multiply-add left out of line
+/// is a call to the C library's `fmaf`).
+#[inline(always)]
+fn madd<const FMA: bool>(a: f32, x: f32, b: f32) -> f32 {
+    if FMA { x.mul_add(b, a) } else { a + x * b }
+}
+
 #[cfg(target_arch = "x86_64")]
 fn fma_available() -> bool {
     use std::sync::OnceLock;
@@ -173,7 +181,7 @@ fn dense_with<const FMA: bool, T: WeightElem>(
     acc: &mut [f32],
 ) {
     let width = cols.len();
-    let madd = |a: f32, xv: f32, b: f32| if FMA { xv.mul_add(b, a) } else { a + xv * b };
+    let madd = madd::<FMA>;
     let row = |t: usize| &w.data[t * w.ld + cols.start..][..width];
     let mut t = rows.start;
     while !stream && t + 4 <= rows.end {
@@ -209,16 +217,16 @@ impl Weights for Q8<'_> {
         m: usize,
         rows: std::ops::Range<usize>,
         cols: std::ops::Range<usize>,
-        _stream: bool,
+        stream: bool,
         acc: &mut [f32],
     ) {
         #[cfg(target_arch = "x86_64")]
         if fma_available() {
             // SAFETY: the CPU supports AVX2 and FMA (checked above).
-            unsafe { q8_avx2(self, x, ldx, m, rows, cols, acc) };
+            unsafe { q8_avx2(self, x, ldx, m, rows, cols, stream, acc) };
             return;
         }
-        q8_with::<false>(self, x, ldx, m, rows, cols, acc);
+        q8_with::<false>(self, x, ldx, m, rows, cols, stream, acc);
     }
 
     fn widen_panel(
@@ -244,6 +252,7 @@ impl Weights for Q8<'_> {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
 fn q8_avx2(
     w: &Q8<'_>,
     x: &[f32],
@@ -251,15 +260,44 @@ fn q8_avx2(
     m: usize,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
+    stream: bool,
     acc: &mut [f32],
 ) {
-    q8_with::<true>(w, x, ldx, m, rows, cols, acc);
+    q8_with::<true>(w, x, ldx, m, rows, cols, stream, acc);
+}
+
+/// `acc += (x * scale) * q` for one int8 row of whole blocks (`q.len() == acc.len() ==
+/// BLOCK * scales.len()`), in AVX2 intrinsics: LLVM leaves the portable loop scalar here.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn q8_row_avx2(q: &[i8], scales: &[f32], x: f32, acc: &mut [f32]) {
+    use std::arch::x86_64::*;
+    assert!(q.len() == acc.len() && q.len() == scales.len() * BLOCK);
+    let (qp, ap) = (q.as_ptr(), acc.as_mut_ptr());
+    for (b, &s) in scales.iter().enumerate() {
+        let xs = _mm256_set1_ps(x * s);
+        for l in 0..BLOCK / 8 {
+            let at = b * BLOCK + l * 8;
+            // SAFETY: `at + 8 <= q.len() == acc.len()` (asserted above); unaligned loads.
+            unsafe {
+                let bytes = _mm_loadl_epi64(qp.add(at) as *const __m128i);
+                let wv = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(bytes));
+                let a = _mm256_loadu_ps(ap.add(at));
+                _mm256_storeu_ps(ap.add(at), _mm256_fmadd_ps(xs, wv, a));
+            }
+        }
+    }
 }
 
 /// As [`dense_with`], block by block: within a block of 32 columns a row's scale is one
 /// number, folded into `x` (`(x * scale) * q`), so the inner loop is one widening and one
-/// multiply-add per weight, as for bf16.
+/// multiply-add per weight, as for bf16. With `stream` (one row of `x` against whole rows
+/// of `w`), one row of `w` at a time in fixed blocks of 32, its scales read in order beside it.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn q8_with<const FMA: bool>(
     w: &Q8<'_>,
     x: &[f32],
@@ -267,12 +305,38 @@ fn q8_with<const FMA: bool>(
     m: usize,
     rows: std::ops::Range<usize>,
     cols: std::ops::Range<usize>,
+    stream: bool,
     acc: &mut [f32],
 ) {
     let width = cols.len();
-    let madd = |a: f32, xv: f32, b: f32| if FMA { xv.mul_add(b, a) } else { a + xv * b };
+    let madd = madd::<FMA>;
+    if stream && width.is_multiple_of(BLOCK) {
+        let acc = &mut acc[..width];
+        for t in rows {
+            let at = t * w.ld + cols.start;
+            let q = &w.data[at..][..width];
+            let scales = &w.scales[at / BLOCK..][..width / BLOCK];
+            #[cfg(target_arch = "x86_64")]
+            if FMA {
+                // SAFETY: FMA is only set by `q8_avx2`, whose caller checked AVX2 and FMA.
+                unsafe { q8_row_avx2(q, scales, x[t], acc) };
+                continue;
+            }
+            for ((a, q), &s) in acc
+                .chunks_exact_mut(BLOCK)
+                .zip(q.chunks_exact(BLOCK))
+                .zip(scales)
+            {
+                let xs = x[t] * s;
+                for (a, &q) in a.iter_mut().zip(q) {
+                    *a = madd(*a, xs, q as f32);
+                }
+            }
+        }
+        return;
+    }
     let mut t = rows.start;
-    while t + 4 <= rows.end {
+    while !stream && t + 4 <= rows.end {
         for b0 in (0..width).step_by(BLOCK) {
             let bw = BLOCK.min(width - b0);
             let base = |r: usize| (t + r) * w.ld + cols.start + b0;
