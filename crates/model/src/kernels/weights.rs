@@ -98,9 +98,7 @@ pub struct Q8<'a> {
     pub ld: usize,
 }
 
-/// `a + x * b`, fused where `FMA` (an `#[inline(always)]` function rather than a closure, so
-/// that it is always inlined into the `avx2,fma` caller: a fused multiply-add left out of line
-/// is a call to the C library's `fmaf`).
+/// `a + x * b`, fused where `FMA` (the CPU has it and the caller is compiled for it).
 #[inline(always)]
 fn madd<const FMA: bool>(a: f32, x: f32, b: f32) -> f32 {
     if FMA { x.mul_add(b, a) } else { a + x * b }
@@ -295,7 +293,7 @@ unsafe fn q8_row_avx2(q: &[i8], scales: &[f32], x: f32, acc: &mut [f32]) {
 /// As [`dense_with`], block by block: within a block of 32 columns a row's scale is one
 /// number, folded into `x` (`(x * scale) * q`), so the inner loop is one widening and one
 /// multiply-add per weight, as for bf16. With `stream` (one row of `x` against whole rows
-/// of `w`), one row of `w` at a time in fixed blocks of 32, its scales read in order beside it.
+/// of `w`), one row of `w` at a time, through [`q8_row_avx2`] where the CPU has AVX2.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn q8_with<const FMA: bool>(
@@ -310,28 +308,22 @@ fn q8_with<const FMA: bool>(
 ) {
     let width = cols.len();
     let madd = madd::<FMA>;
-    if stream && width.is_multiple_of(BLOCK) {
+    // One row of `x` against whole rows of whole blocks: the AVX2 row kernel (the portable
+    // loop for it is the row-at-a-time loop below, which `stream` also selects).
+    #[cfg(target_arch = "x86_64")]
+    if FMA && stream && width.is_multiple_of(BLOCK) {
         let acc = &mut acc[..width];
         for t in rows {
             let at = t * w.ld + cols.start;
-            let q = &w.data[at..][..width];
-            let scales = &w.scales[at / BLOCK..][..width / BLOCK];
-            #[cfg(target_arch = "x86_64")]
-            if FMA {
-                // SAFETY: FMA is only set by `q8_avx2`, whose caller checked AVX2 and FMA.
-                unsafe { q8_row_avx2(q, scales, x[t], acc) };
-                continue;
-            }
-            for ((a, q), &s) in acc
-                .chunks_exact_mut(BLOCK)
-                .zip(q.chunks_exact(BLOCK))
-                .zip(scales)
-            {
-                let xs = x[t] * s;
-                for (a, &q) in a.iter_mut().zip(q) {
-                    *a = madd(*a, xs, q as f32);
-                }
-            }
+            // SAFETY: FMA is only set by `q8_avx2`, whose caller checked AVX2 and FMA.
+            unsafe {
+                q8_row_avx2(
+                    &w.data[at..][..width],
+                    &w.scales[at / BLOCK..][..width / BLOCK],
+                    x[t],
+                    acc,
+                )
+            };
         }
         return;
     }
