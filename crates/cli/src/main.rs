@@ -37,7 +37,7 @@ enum Command {
     /// Generate training transitions in the AgentWorldBench JSONL format.
     Data(cmd::data::Args),
     /// Train a world model (the demo recipe).
-    Train(cmd::train::Args),
+    Train(Box<cmd::train::Args>),
     /// Measure a model's fidelity on held-out transitions.
     Eval(cmd::eval::Args),
     /// Serve a model over an OpenAI-compatible HTTP API, with continuous batching.
@@ -59,7 +59,7 @@ fn main() {
         Command::Parse(args) => cmd::parse::run(args),
         Command::Diff(args) => cmd::diff::run(args),
         Command::Data(args) => cmd::data::run(args),
-        Command::Train(args) => cmd::train::run(args),
+        Command::Train(args) => cmd::train::run(*args),
         Command::Eval(args) => cmd::eval::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Rollout(args) => cmd::rollout::run(args),

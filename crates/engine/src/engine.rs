@@ -310,6 +310,15 @@ impl<B: Backend> Engine<B> {
                 sampler = sampler.closing_open_block(open);
             }
         }
+        // The copy prior and the loop guard read the prompt without the markers written for
+        // the model alone, and the marks' ranges move with it.
+        let unmarked = marks
+            .filter(|m| !m.inserted.is_empty())
+            .map(|m| without_positions(prompt, m));
+        let (prompt, marks) = match &unmarked {
+            Some((p, m)) => (p.as_slice(), Some(m)),
+            None => (prompt, marks),
+        };
         let sources = marks.and_then(|m| m.sources.as_deref());
         let guard = self.card.as_ref().and_then(|c| c.loop_guard).map(|n| {
             let guard = LoopGuard::new(prompt, n);
@@ -425,5 +434,54 @@ impl<B: Backend> Engine<B> {
     /// [`EngineError::Text`] on tokenizer failure.
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
         Ok(self.tokenizer.encode(text)?)
+    }
+}
+
+/// `prompt` without the token positions of `marks.inserted`, and `marks` with its ranges
+/// moved to match (a range keeps the positions left in it).
+fn without_positions(prompt: &[u32], marks: &PromptMarks) -> (Vec<u32>, PromptMarks) {
+    let skip = &marks.inserted;
+    let kept: Vec<u32> = prompt
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| skip.binary_search(i).is_err())
+        .map(|(_, &t)| t)
+        .collect();
+    let at = |i: usize| i - skip.partition_point(|&s| s < i);
+    let ranges = |rs: &[std::ops::Range<usize>]| -> Vec<std::ops::Range<usize>> {
+        rs.iter()
+            .map(|r| at(r.start)..at(r.end))
+            .filter(|r| !r.is_empty())
+            .collect()
+    };
+    let moved = PromptMarks {
+        named: ranges(&marks.named),
+        named_bias: marks.named_bias,
+        sources: marks.sources.as_deref().map(ranges),
+        then: marks.then.clone(),
+        inserted: Vec::new(),
+    };
+    (kept, moved)
+}
+
+#[cfg(test)]
+mod marker_tests {
+    use super::*;
+
+    #[test]
+    fn the_prompt_without_its_markers_keeps_the_marks_in_step() {
+        let prompt = [10, 11, 99, 12, 13, 99, 14];
+        let marks = PromptMarks {
+            named: vec![2..5, 5..7],
+            named_bias: Some(0.0),
+            sources: Some(vec![0..4, 4..7]),
+            then: vec![5],
+            inserted: vec![2, 5],
+        };
+        let (kept, moved) = without_positions(&prompt, &marks);
+        assert_eq!(kept, [10, 11, 12, 13, 14]);
+        assert_eq!(moved.named, [2..4, 4..5], "each line keeps its own tokens");
+        assert_eq!(moved.sources, Some(vec![0..3, 3..5]));
+        assert_eq!((moved.then, moved.inserted), (vec![5], vec![]));
     }
 }

@@ -71,6 +71,12 @@ pub struct ModelCard {
     /// generation's reasoning text starts after it. Empty: none (the shipped demo model; the
     /// option was tried and not kept: README, "What we tried", (l)).
     pub target_in_thinking: Vec<String>,
+    /// Per domain, a marker written at the start of each line of the current state that the
+    /// action names (`agentworld_world::action::mark_named_in_prompt`), as the model was
+    /// trained: the model reads which line changes where it copies it. The marker is for the
+    /// model alone; the copy prior skips it ([`crate::PromptMarks::inserted`]). A domain not
+    /// listed: no marker. Read through [`Self::line_marker_for`].
+    pub line_marker_by_domain: BTreeMap<String, String>,
     /// Domains the model was trained on.
     pub domains: Vec<String>,
     /// How the model was made (free-form: data, steps, seed, command).
@@ -93,6 +99,15 @@ impl ModelCard {
     /// ([`Self::copy_sources_by_domain`] says [`CopyFrom::State`]).
     pub fn copies_state_only(&self, domain: &str) -> bool {
         self.copy_sources_by_domain.get(domain) == Some(&CopyFrom::State)
+    }
+
+    /// The marker for the lines the action names in `domain`
+    /// ([`Self::line_marker_by_domain`]); `None` when the domain has none, or it is empty.
+    pub fn line_marker_for(&self, domain: &str) -> Option<&str> {
+        self.line_marker_by_domain
+            .get(domain)
+            .map(String::as_str)
+            .filter(|m| !m.is_empty())
     }
 
     /// The copy prior (nats) on the lines the action names in `domain`

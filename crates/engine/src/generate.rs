@@ -54,6 +54,10 @@ pub struct PromptMarks {
     /// text after its last whole token, then what the shell echoes of the typed command
     /// (`agentworld_world::action::CopySources::echo`), cut before any special token.
     pub then: Vec<u32>,
+    /// Prompt positions (token indices, ascending) of the markers the world layer wrote for
+    /// the model alone (the card's `line_marker_by_domain`): the copy prior and the loop
+    /// guard read the prompt without them, so a marked line is copied as if unmarked.
+    pub inserted: Vec<usize>,
 }
 
 /// Which bonus [`encode_prompt_marks`] gives the lines an action names.
@@ -119,6 +123,30 @@ pub fn thinking_lead(
     agentworld_world::action::target_lead(text, domain, card.state_formats.get(d)?)
 }
 
+/// The prompt as the model reads it: for a card's `line_marker_by_domain` domain (`None`:
+/// the domain the system prompt names), `text` with the marker at the start of each line
+/// the action names (`agentworld_world::action::mark_named_in_prompt`); `None` where no
+/// marker applies (no card, no such domain or format, nothing named). Training
+/// (`agentworld_train::dataset::build_examples`) and [`encode_prompt_marks`] both mark
+/// through it, so a model reads at decoding what it was trained on.
+pub fn marked_prompt(
+    card: Option<&crate::ModelCard>,
+    text: &str,
+    domain: Option<agentworld_world::Domain>,
+) -> Option<agentworld_world::action::MarkedPrompt> {
+    let card = card?;
+    let domain = domain.or_else(|| agentworld_world::Domain::from_system_prompt(text))?;
+    let d = domain.as_str();
+    let marker = card.line_marker_for(d)?;
+    let marked = agentworld_world::action::mark_named_in_prompt(
+        text,
+        domain,
+        card.state_formats.get(d)?,
+        marker,
+    );
+    (!marked.markers.is_empty()).then_some(marked)
+}
+
 fn encode_marks(
     tokenizer: &agentworld_text::Tokenizer,
     card: Option<&crate::ModelCard>,
@@ -137,26 +165,49 @@ fn encode_marks(
         NamedBias::Off => None,
         NamedBias::Nats(b) => Some(b),
     };
-    let named = match (named_bias, card.state_formats.get(d)) {
-        (Some(_), Some(format)) => action::named_in_prompt(text, domain, format),
+    // Offsets below are in the text the model reads (markers included).
+    let marked = marked_prompt(Some(card), text, Some(domain));
+    let map = |r: std::ops::Range<usize>| match &marked {
+        Some(m) => m.map(r.start)..m.map(r.end),
+        None => r,
+    };
+    let model_text = marked.as_ref().map_or(text, |m| m.text.as_str());
+    let named: Vec<std::ops::Range<usize>> = match (named_bias, card.state_formats.get(d)) {
+        (Some(_), Some(format)) => action::named_in_prompt(text, domain, format)
+            .into_iter()
+            .map(map)
+            .collect(),
         _ => Vec::new(),
     };
-    let sources = card
-        .copies_state_only(d)
-        .then(|| action::copy_sources_in_prompt(text, domain));
-    if named.is_empty() && sources.is_none() {
+    let sources = card.copies_state_only(d).then(|| {
+        action::copy_sources_in_prompt(text, domain).map(|mut found| {
+            found.state = map(found.state);
+            found
+        })
+    });
+    if named.is_empty() && sources.is_none() && marked.is_none() {
         let marks = PromptMarks {
             named_bias,
             ..PromptMarks::default()
         };
         return Ok((tokenizer.encode(text)?, marks));
     }
-    let (ids, offsets) = tokenizer.encode_with_offsets(text)?;
+    let (ids, offsets) = tokenizer.encode_with_offsets(model_text)?;
+    // The tokens that are exactly a marker (one merged with its neighbours stays copyable).
+    let inserted = marked.as_ref().map_or_else(Vec::new, |m| {
+        offsets
+            .iter()
+            .enumerate()
+            .filter(|&(_, &(a, b))| b == a + m.marker_len && m.markers.binary_search(&a).is_ok())
+            .map(|(i, _)| i)
+            .collect()
+    });
     let mut marks = PromptMarks {
         named: agentworld_text::token_ranges(&offsets, &named, false),
         named_bias,
         sources: None,
         then: Vec::new(),
+        inserted,
     };
     match sources {
         None => {}
@@ -168,7 +219,7 @@ fn encode_marks(
                 .last()
                 .map_or(found.state.start, |r| offsets[r.end - 1].1)
                 .clamp(found.state.start, found.state.end);
-            let rest = format!("{}{}", &text[covered..found.state.end], found.echo);
+            let rest = format!("{}{}", &model_text[covered..found.state.end], found.echo);
             let mut then = if rest.is_empty() {
                 Vec::new()
             } else {
@@ -466,5 +517,54 @@ mod tests {
         assert_eq!(thinking_lead(None, PROMPT, None), None);
         let closed = format!("{PROMPT}\n</think>\n\n");
         assert_eq!(thinking_lead(Some(&on), &closed, None), None);
+    }
+
+    fn demo_tokenizer() -> agentworld_text::Tokenizer {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../public/models/agentworld-demo/tokenizer.json");
+        agentworld_text::Tokenizer::from_file(&path).unwrap()
+    }
+
+    #[test]
+    fn a_marked_prompt_holds_the_marker_as_its_own_token_and_says_where() {
+        let tokenizer = demo_tokenizer();
+        let mut on = card(&[]);
+        on.line_marker_by_domain = [("web".to_string(), "^".to_string())].into();
+        let (ids, marks) =
+            encode_prompt_marks(&tokenizer, Some(&on), PROMPT, None, NamedBias::Nats(0.0)).unwrap();
+        let text = tokenizer.decode(&ids, false).unwrap();
+        assert!(
+            text.contains("\t[13] textbox 'Name'\n^\t[14] button 'Go'"),
+            "{text}"
+        );
+        let marker = tokenizer.encode("^").unwrap();
+        assert_eq!(marks.inserted.len(), 1);
+        assert_eq!(ids[marks.inserted[0]..=marks.inserted[0]], marker[..]);
+        // Without the marker the ids are the unmarked prompt's, token for token: the copy
+        // prior reads a marked line as the model writes it.
+        let unmarked: Vec<u32> = (0..ids.len())
+            .filter(|i| !marks.inserted.contains(i))
+            .map(|i| ids[i])
+            .collect();
+        assert_eq!(unmarked, tokenizer.encode(PROMPT).unwrap());
+        // The named line (for the named bias) starts at its marker and ends with its line.
+        let named: Vec<u32> = marks
+            .named
+            .iter()
+            .flat_map(|r| ids[r.clone()].to_vec())
+            .collect();
+        assert_eq!(
+            tokenizer.decode(&named, false).unwrap(),
+            "^\t[14] button 'Go'"
+        );
+        // Another domain, or no marker: nothing inserted.
+        let (plain, marks) =
+            encode_prompt_marks(&tokenizer, Some(&card(&[])), PROMPT, None, NamedBias::Off)
+                .unwrap();
+        assert_eq!(
+            (plain, marks.inserted),
+            (tokenizer.encode(PROMPT).unwrap(), vec![])
+        );
+        assert!(marked_prompt(Some(&on), PROMPT, Some(Domain::Os)).is_none());
     }
 }

@@ -14,6 +14,6 @@ pub use error::{EngineError, Result};
 pub use files::{CopyFrom, ModelCard, ModelFiles, check_buffer_limit};
 pub use generate::{
     FinishReason, GenerateParams, Generation, NamedBias, PromptMarks, encode_prompt_marks,
-    thinking_lead,
+    marked_prompt, thinking_lead,
 };
 pub use generate_async::TokenRouting;

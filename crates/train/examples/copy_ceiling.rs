@@ -41,6 +41,7 @@ fn main() -> anyhow::Result<()> {
         &pick_eval_rows(&rows, per_domain),
         &tokenizer,
         &ChatTemplate::agentworld(),
+        None,
     )?;
     let engine = if dir.join("model.safetensors").is_file() {
         let device = Default::default();

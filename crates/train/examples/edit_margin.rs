@@ -57,9 +57,15 @@ fn main() -> anyhow::Result<()> {
         first..first + count,
     );
     let tokenizer = Tokenizer::from_bytes(&std::fs::read(dir.join("tokenizer.json"))?)?;
-    let examples = build_examples(&rows, &tokenizer, &ChatTemplate::agentworld())?;
     let device = Default::default();
     let engine = Engine::<B>::load_dir(&dir, &device, &mut |_, _| {})?;
+    // The prompts as this model reads them (its card's line markers, if any).
+    let examples = build_examples(
+        &rows,
+        &tokenizer,
+        &ChatTemplate::agentworld(),
+        engine.card.as_ref(),
+    )?;
     let id = |s: &str| {
         tokenizer
             .token_to_id(s)

@@ -58,7 +58,9 @@ pub fn completion_text(row: &Row) -> Result<String> {
     ))
 }
 
-/// Tokenizes rows into examples.
+/// Tokenizes rows into examples. With `card`, each prompt is read as the model reads it at
+/// decoding: for the card's `line_marker_by_domain` domains, the lines the action names are
+/// marked ([`agentworld_engine::marked_prompt`]).
 ///
 /// # Errors
 /// A malformed row, a template or tokenizer failure.
@@ -66,13 +68,17 @@ pub fn build_examples(
     rows: &[Row],
     tokenizer: &Tokenizer,
     template: &ChatTemplate,
+    card: Option<&agentworld_engine::ModelCard>,
 ) -> Result<Vec<Example>> {
     rows.iter()
         .map(|row| {
-            let mut ids = tokenizer.encode(&prompt_text(row, template)?)?;
+            let domain = crate::eval::row_domain(row).to_string();
+            let text = prompt_text(row, template)?;
+            let text = agentworld_engine::marked_prompt(card, &text, domain.parse().ok())
+                .map_or(text, |m| m.text);
+            let mut ids = tokenizer.encode(&text)?;
             let completion_start = ids.len();
             ids.extend(tokenizer.encode(&completion_text(row)?)?);
-            let domain = crate::eval::row_domain(row).to_string();
             Ok(Example {
                 ids,
                 completion_start,

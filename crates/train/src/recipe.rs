@@ -38,7 +38,7 @@ mod data;
 mod export;
 mod look;
 mod warm;
-pub use config::{CopyStage, DemoRecipe};
+pub use config::{CopyStage, DemoRecipe, LINE_MARKER};
 pub use data::{
     ANDROID_PROMPT, DemoSources, OS_PROMPT, PROMPTS, TERMINAL_PROMPT, WEB_PROMPT, make_data,
 };
@@ -112,6 +112,35 @@ pub fn grounded_formats(domains: &[String]) -> Result<Vec<(Domain, &'static str)
             }
         })
         .collect()
+}
+
+/// The card part of a recipe that changes what the model reads ([`DemoRecipe::mark_named_lines`]:
+/// each such domain's state format and [`LINE_MARKER`]), for [`build_examples`] and the probe;
+/// `None` when nothing is marked.
+///
+/// # Errors
+/// [`TrainError::Data`] for a domain that is not one of android, web, os.
+pub fn reading_card(recipe: &DemoRecipe) -> Result<Option<agentworld_engine::ModelCard>> {
+    if recipe.mark_named_lines.is_empty() {
+        return Ok(None);
+    }
+    let formats = grounded_formats(&recipe.mark_named_lines).map_err(|e| {
+        TrainError::Data(
+            e.to_string()
+                .replace("target_in_thinking", "mark_named_lines"),
+        )
+    })?;
+    Ok(Some(agentworld_engine::ModelCard {
+        state_formats: formats
+            .iter()
+            .map(|(d, f)| (d.as_str().to_string(), f.to_string()))
+            .collect(),
+        line_marker_by_domain: formats
+            .iter()
+            .map(|(d, _)| (d.as_str().to_string(), LINE_MARKER.to_string()))
+            .collect(),
+        ..Default::default()
+    }))
 }
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
@@ -215,7 +244,9 @@ pub fn build_demo<B: Backend>(
     };
     let tokenizer = Tokenizer::from_bytes(tokenizer_json.as_bytes())?;
     let pad_id = tokenizer.require_token_id("<|endoftext|>")?;
-    let mut examples: Vec<Example> = build_examples(&train_rows, &tokenizer, &template)?;
+    let reading = reading_card(recipe)?;
+    let mut examples: Vec<Example> =
+        build_examples(&train_rows, &tokenizer, &template, reading.as_ref())?;
     let before = examples.len();
     examples.retain(|e| e.ids.len() <= recipe.max_example_tokens);
     let tokens: usize = examples.iter().map(|e| e.ids.len()).sum();
@@ -342,6 +373,7 @@ pub fn build_demo<B: Backend>(
         &pick_eval_rows(&test_rows, recipe.probe_rows_per_domain),
         &tokenizer,
         &template,
+        reading.as_ref(),
     )?
     .into_iter()
     .filter(|e| e.ids.len() <= config.max_position_embeddings)

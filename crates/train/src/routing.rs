@@ -67,7 +67,12 @@ pub fn expert_use<B: Backend>(
     on_row: &mut dyn FnMut(usize),
 ) -> Result<ExpertUse> {
     let config = &engine.config;
-    let examples = build_examples(rows, &engine.tokenizer, &engine.template)?;
+    let examples = build_examples(
+        rows,
+        &engine.tokenizer,
+        &engine.template,
+        engine.card.as_ref(),
+    )?;
     let layers = config.num_hidden_layers;
     let experts = config.num_experts;
     let mut counts: BTreeMap<String, (usize, usize, Vec<Vec<u64>>)> = BTreeMap::new();

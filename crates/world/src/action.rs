@@ -30,7 +30,10 @@ use crate::state::{KeyKind, StateTree};
 pub use android::forms::AndroidForm;
 pub use android::{AndroidAction, Target};
 pub use in_prompt::{CopySources, PromptState, copy_sources_in_prompt, state_in_prompt};
-pub use named::{TARGET_LEAD, named_in_prompt, named_lines, named_nodes, target_lead};
+pub use named::{
+    MarkedPrompt, TARGET_LEAD, mark_named_in_prompt, named_in_prompt, named_lines, named_nodes,
+    target_lead,
+};
 pub use os::{OsAction, OsStep};
 pub use terminal::{Keystrokes, TerminalAction};
 pub use tool::ToolCall;

@@ -135,6 +135,12 @@ pub struct Args {
     /// reads it back; the card's part always.
     #[arg(long, value_delimiter = ',')]
     target_in_thinking: Option<Vec<String>>,
+    /// Domains whose prompts mark the lines the action names with `^` at their start, in
+    /// training and (through the card) at decoding, so the model reads which line changes
+    /// where it copies it (`web,os,android`; default: the recipe's, none). Applies to the
+    /// data as it is tokenized, so also with --resume.
+    #[arg(long, value_delimiter = ',')]
+    mark_named_lines: Option<Vec<String>>,
     /// The copy prior the model is decoded with (a logit bonus, in nats, for the token that
     /// continues the span of the prompt being copied): written into the model card and used by
     /// the probe and the final evaluation, in every domain (default: the recipe's: 15 nats, 4
@@ -357,6 +363,11 @@ pub fn run(args: Args) -> Result<()> {
         agentworld_train::recipe::grounded_formats(&domains)
             .map_err(|e| anyhow::anyhow!("--target-in-thinking: {e}"))?;
         recipe.target_in_thinking = domains;
+    }
+    if let Some(domains) = args.mark_named_lines.clone() {
+        recipe.mark_named_lines = domains.into_iter().filter(|d| !d.is_empty()).collect();
+        agentworld_train::recipe::reading_card(&recipe)
+            .map_err(|e| anyhow::anyhow!("--mark-named-lines: {e}"))?;
     }
     if let Some(n) = args.probe_generated_rows {
         recipe.probe_generated_rows_per_domain = n;

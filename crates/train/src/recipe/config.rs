@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::trainer::TrainConfig;
 
+/// The marker [`DemoRecipe::mark_named_lines`] writes at the start of a named line: `^`, a byte
+/// no state of the training data holds, which the byte-level tokenizer keeps as its own
+/// token (no merge learnt from unmarked text joins it).
+pub const LINE_MARKER: &str = "^";
+
 /// One stage of [`DemoRecipe::copy_stages`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CopyStage {
@@ -106,6 +111,11 @@ pub struct DemoRecipe {
     /// at decoding too. Empty: none.
     #[serde(default)]
     pub target_in_thinking: Vec<String>,
+    /// Domains whose prompts mark the lines the action names with [`LINE_MARKER`] at their
+    /// start ([`agentworld_engine::marked_prompt`]), in training, in the probe and, through the
+    /// card's `line_marker_by_domain`, at decoding. Empty: none.
+    #[serde(default)]
+    pub mark_named_lines: Vec<String>,
     /// Initial scale of the attention layers' q/k norms ([`agentworld_model::InitOptions::qk_norm_scale`]).
     #[serde(default = "one")]
     pub qk_norm_scale: f64,
@@ -201,6 +211,7 @@ impl Default for DemoRecipe {
             rename_share: 0.4,
             restate_edits: false,
             target_in_thinking: Vec::new(),
+            mark_named_lines: Vec::new(),
             qk_norm_scale: 1.0,
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,

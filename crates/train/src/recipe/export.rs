@@ -92,6 +92,11 @@ pub(super) fn export_dir<B: Backend>(
         "loop_guard": recipe.loop_guard,
         "thinking_budget": THINKING_BUDGET,
         "target_in_thinking": recipe.target_in_thinking,
+        "line_marker_by_domain": recipe
+            .mark_named_lines
+            .iter()
+            .map(|d| (d.clone(), serde_json::Value::from(super::LINE_MARKER)))
+            .collect::<serde_json::Map<_, _>>(),
         "training": {
             "recipe": recipe,
             "parameters": counts.total,

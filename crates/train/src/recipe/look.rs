@@ -56,10 +56,14 @@ impl Looks<'_> {
             );
             // Where the copy may come from is the recipe's (a terminal copy is held to its
             // screen); the card's other decoding settings are tuned after training.
+            let reading = super::reading_card(self.recipe)
+                .ok()
+                .flatten()
+                .unwrap_or_default();
             engine.card = Some(agentworld_engine::ModelCard {
                 copy_sources_by_domain: self.recipe.copy_sources_by_domain.clone(),
                 target_in_thinking: self.recipe.target_in_thinking.clone(),
-                ..Default::default()
+                ..reading
             });
             match evaluate(
                 &engine,

@@ -135,6 +135,67 @@ pub fn named_in_prompt(prompt: &str, domain: Domain, format: &str) -> Vec<Range<
         .collect()
 }
 
+/// A rendered world-model prompt with a marker at the start of each line the action names
+/// ([`mark_named_in_prompt`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkedPrompt {
+    /// The prompt, markers inserted.
+    pub text: String,
+    /// Byte offsets in [`Self::text`] where a marker starts, ascending.
+    pub markers: Vec<usize>,
+    /// The marker's length in bytes.
+    pub marker_len: usize,
+}
+
+impl MarkedPrompt {
+    /// Where byte `offset` of the unmarked prompt lies in [`Self::text`]: after every marker
+    /// inserted before it (not one inserted at `offset` itself, so a named line's start
+    /// maps to its marker).
+    pub fn map(&self, offset: usize) -> usize {
+        let before = self
+            .markers
+            .iter()
+            .enumerate()
+            .take_while(|&(k, &m)| m - k * self.marker_len < offset)
+            .count();
+        offset + before * self.marker_len
+    }
+}
+
+/// Marks the lines of a rendered world-model prompt's current state that its action names
+/// ([`named_in_prompt`]) with `marker` at the start of each line, so that a model reads which
+/// line the action acts on where it copies that line instead of looking the action's id up
+/// across the prompt (a card's `line_marker_by_domain`; README, "The demo model"). The
+/// marker is for the model alone: no target holds it, and the copy prior skips it. Nothing
+/// named, or an empty marker: the prompt unchanged.
+pub fn mark_named_in_prompt(
+    prompt: &str,
+    domain: Domain,
+    format: &str,
+    marker: &str,
+) -> MarkedPrompt {
+    let named = if marker.is_empty() {
+        Vec::new()
+    } else {
+        named_in_prompt(prompt, domain, format)
+    };
+    let mut text = String::with_capacity(prompt.len() + named.len() * marker.len());
+    let mut markers = Vec::with_capacity(named.len());
+    let mut from = 0;
+    for line in &named {
+        text.push_str(&prompt[from..line.start]);
+        markers.push(text.len());
+        text.push_str(marker);
+        from = line.start;
+    }
+    text.push_str(&prompt[from..]);
+    MarkedPrompt {
+        text,
+        markers,
+        marker_len: marker.len(),
+    }
+}
+
 /// What a reasoning grounded on the action's element opens with: `Target: <its line>\n`, the
 /// line (trimmed) of the node the last action of a rendered world-model prompt names (the
 /// first of [`named_in_prompt`]), or `Target: none\n` when it names nothing in the state (a
@@ -254,6 +315,38 @@ mod tests {
             "in the observation"
         );
         assert!(named_in_prompt("no turn here", Domain::Web, "axtree").is_empty());
+    }
+
+    #[test]
+    fn a_marked_prompt_has_the_marker_before_each_named_line_only() {
+        let turn = crate::messages::turn_prompt(1, "select_option('12', '19:00')", Some(PAGE));
+        let prompt = format!("<|im_start|>user\n{turn}<|im_end|>\n<|im_start|>assistant\n");
+        let marked = mark_named_in_prompt(&prompt, Domain::Web, "axtree", "^");
+        assert_eq!(marked.markers.len(), 3, "the combobox and its two options");
+        assert!(marked.text.contains("\n^\t[12] combobox 'Time'"));
+        assert!(marked.text.contains("\n^\t\t[15] option '19:00'\n\t[18]"));
+        assert_eq!(marked.text.replace('^', ""), prompt, "nothing else changes");
+        for (k, &m) in marked.markers.iter().enumerate() {
+            assert_eq!(&marked.text[m..m + 1], "^");
+            assert_eq!(
+                marked.map(m - k),
+                m,
+                "a named line's start maps to its marker"
+            );
+        }
+        let after = prompt.find("[18]").unwrap();
+        assert_eq!(&marked.text[marked.map(after)..][..4], "[18]");
+        assert_eq!(marked.map(0), 0);
+        let none = mark_named_in_prompt(&prompt, Domain::Web, "axtree", "");
+        assert_eq!(
+            (none.text.as_str(), none.markers.len()),
+            (prompt.as_str(), 0)
+        );
+        let unnamed = prompt.replace("select_option('12', '19:00')", "go_back()");
+        assert_eq!(
+            mark_named_in_prompt(&unnamed, Domain::Web, "axtree", "^").text,
+            unnamed
+        );
     }
 
     #[test]
