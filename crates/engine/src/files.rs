@@ -69,7 +69,7 @@ pub struct ModelCard {
     /// the model to continue, as the model was trained
     /// (`agentworld_world::data::ground_thinking`). The lead is part of the prompt, so a
     /// generation's reasoning text starts after it. Empty: none (the shipped demo model; the
-    /// option was tried and not kept: README, "What we tried", (l)).
+    /// option was tried and not kept: docs/demo-model-research-log.md, (l)).
     pub target_in_thinking: Vec<String>,
     /// Per domain, a marker written at the start of each line of the current state that the
     /// action names (`agentworld_world::action::mark_named_in_prompt`), as the model was

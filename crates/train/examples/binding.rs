@@ -13,7 +13,7 @@
 //! fidelity`'s reported rows 0..100 leave out) of DATA (default MODEL_DIR's `heldout.jsonl`).
 //! A model that binds the action to its line puts most of its probability on the flipped
 //! value on toggled lines and little on the others; one that does not puts about the same on
-//! both (how often a box changes at all). README, "What we tried", (m).
+//! both (how often a box changes at all). docs/demo-model-research-log.md, (m).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -272,6 +272,42 @@ mod tests {
     }
 
     #[test]
+    fn a_card_with_line_markers_marks_the_named_lines_of_gui_prompts_only() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../public/models/agentworld-demo");
+        let tokenizer = Tokenizer::from_file(&dir.join("tokenizer.json")).unwrap();
+        let rows = agentworld_world::row::read_jsonl_file(dir.join("heldout.jsonl")).unwrap();
+        let rows: Vec<Row> = ["web", "os", "terminal"]
+            .iter()
+            .flat_map(|d| rows.iter().filter(|r| r.task == *d).take(20).cloned())
+            .collect();
+        let card = crate::recipe::reading_card(&crate::recipe::DemoRecipe {
+            mark_named_lines: vec!["web".into(), "os".into()],
+            ..Default::default()
+        })
+        .unwrap();
+        let template = ChatTemplate::agentworld();
+        let plain = build_examples(&rows, &tokenizer, &template, None).unwrap();
+        let marked = build_examples(&rows, &tokenizer, &template, card.as_ref()).unwrap();
+        let marker = tokenizer.encode(crate::recipe::LINE_MARKER).unwrap()[0];
+        let mut marked_rows = std::collections::BTreeMap::new();
+        for (p, m) in plain.iter().zip(&marked) {
+            let prompt = &m.ids[..m.completion_start];
+            let markers = prompt.iter().filter(|&&t| t == marker).count();
+            *marked_rows.entry(m.domain.as_str()).or_insert(0) += usize::from(markers > 0);
+            // The marker is the only change, and never in the completion.
+            let unmarked: Vec<u32> = prompt.iter().copied().filter(|&t| t != marker).collect();
+            assert_eq!(unmarked, p.ids[..p.completion_start], "{}", m.row_id);
+            assert_eq!(m.ids[m.completion_start..], p.ids[p.completion_start..]);
+        }
+        assert_eq!(marked_rows.get("terminal"), Some(&0));
+        assert!(
+            marked_rows["web"] >= 10 && marked_rows["os"] >= 10,
+            "{marked_rows:?}"
+        );
+    }
+
+    #[test]
     fn state_copies_repeat_a_window_of_a_completion() {
         let sources = vec![Example {
             ids: (0..100).collect(),

@@ -67,7 +67,7 @@ pub struct TrainConfig {
     /// few tokens that change it carry a few percent of a plain mean's gradient, and a small
     /// model learns the copy long before the edits. 1: the plain mean. A value that another
     /// line of the prompt holds after the same tokens counts as copied: a check box flipped to
-    /// `', checked='true` when another box is checked (README, "What we tried", (m)).
+    /// `', checked='true` when another box is checked (docs/demo-model-research-log.md, (m)).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub edit_weight: f64,
 }

@@ -120,7 +120,7 @@ pub struct Args {
     input_noise: Option<f64>,
     /// Loss weight of the completion tokens the prompt does not hold (the edits of a state),
     /// relative to the copied ones (default: the recipe's, 1: the plain mean; 3 was tried:
-    /// README, "What we tried", fix (h)).
+    /// docs/demo-model-research-log.md, fix (h)).
     #[arg(long)]
     edit_weight: Option<f64>,
     /// Whether the thinking of Web and OS training rows with a local edit ends with the

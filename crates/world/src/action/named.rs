@@ -165,7 +165,7 @@ impl MarkedPrompt {
 /// Marks the lines of a rendered world-model prompt's current state that its action names
 /// ([`named_in_prompt`]) with `marker` at the start of each line, so that a model reads which
 /// line the action acts on where it copies that line instead of looking the action's id up
-/// across the prompt (a card's `line_marker_by_domain`; README, "The demo model"). The
+/// across the prompt (a card's `line_marker_by_domain`; docs/demo-model-2026-12-07-line-markers.md). The
 /// marker is for the model alone: no target holds it, and the copy prior skips it. Nothing
 /// named, or an empty marker: the prompt unchanged.
 pub fn mark_named_in_prompt(
@@ -205,7 +205,7 @@ pub fn mark_named_in_prompt(
 /// checkbox a link; on OS nearly every click "lands on a launcher"): a lookup of two hops
 /// (action to element, element to its attributes) that the world layer does exactly, so a card
 /// can have the engine write it at the top of the reasoning and the model read it there
-/// (`target_in_thinking`; README, "What we tried").
+/// (`target_in_thinking`; docs/demo-model-research-log.md).
 pub fn target_lead(prompt: &str, domain: Domain, format: &str) -> Option<String> {
     super::state_in_prompt(prompt)?;
     let named = named_in_prompt(prompt, domain, format);

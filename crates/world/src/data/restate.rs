@@ -14,7 +14,7 @@
 //! layer finds exactly and the engine writes at decoding for a card that asks for it.
 //!
 //! Both are options of the demo recipe (`train demo --restate-edits true --target-in-thinking
-//! web,os`), off by default; README, "What we tried", (k), has what they measured. Run after
+//! web,os`), off by default; docs/demo-model-research-log.md, (k), has what they measured. Run after
 //! renaming ([`super::rename_content`]): the renamer keeps the words of a thinking sentence
 //! outside its quotes as wording, and these lines are content.
 
