@@ -40,6 +40,7 @@ fn tiny_recipe() -> DemoRecipe {
         rename_share: 0.5,
         restate_edits: true,
         target_in_thinking: vec!["web".into(), "os".into()],
+        mark_named_lines: vec!["web".into()],
         android_synthetic_share: 0.5,
         web_synthetic_share: 0.5,
         os_synthetic_share: 0.5,
@@ -204,6 +205,10 @@ fn stop_resume_export_and_evaluate_every_domain() {
     assert_eq!(card["state_formats"]["web"], "axtree");
     assert_eq!(card["state_formats"]["os"], "osworld-tsv");
     assert_eq!(card["target_in_thinking"], serde_json::json!(["web", "os"]));
+    assert_eq!(
+        card["line_marker_by_domain"],
+        serde_json::json!({"web": "^"})
+    );
     assert_eq!(card["training"]["steps"], 5);
     assert!(card["training"]["init_from"].is_null(), "{card}");
 
