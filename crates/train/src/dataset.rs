@@ -275,7 +275,7 @@ mod tests {
     fn a_card_with_line_markers_marks_the_named_lines_of_gui_prompts_only() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../public/models/agentworld-demo");
-        let tokenizer = Tokenizer::from_file(&dir.join("tokenizer.json")).unwrap();
+        let tokenizer = Tokenizer::from_file(dir.join("tokenizer.json")).unwrap();
         let rows = agentworld_world::row::read_jsonl_file(dir.join("heldout.jsonl")).unwrap();
         let rows: Vec<Row> = ["web", "os", "terminal"]
             .iter()
