@@ -100,6 +100,12 @@ pub struct BuildOptions {
 /// # Errors
 /// A domain that is not a GUI domain of the demo data.
 pub fn grounded_formats(domains: &[String]) -> Result<Vec<(Domain, &'static str)>> {
+    gui_formats("target_in_thinking", domains)
+}
+
+/// The domains and state formats of `domains`, the recipe setting `field` (named in the
+/// error).
+fn gui_formats(field: &str, domains: &[String]) -> Result<Vec<(Domain, &'static str)>> {
     domains
         .iter()
         .map(|d| {
@@ -107,7 +113,7 @@ pub fn grounded_formats(domains: &[String]) -> Result<Vec<(Domain, &'static str)
             match (d.parse::<Domain>(), format) {
                 (Ok(domain), Some(format)) => Ok((domain, format)),
                 _ => Err(TrainError::Data(format!(
-                    "target_in_thinking: {d:?} is not one of android, web, os"
+                    "{field}: {d:?} is not one of android, web, os"
                 ))),
             }
         })
@@ -124,12 +130,7 @@ pub fn reading_card(recipe: &DemoRecipe) -> Result<Option<agentworld_engine::Mod
     if recipe.mark_named_lines.is_empty() {
         return Ok(None);
     }
-    let formats = grounded_formats(&recipe.mark_named_lines).map_err(|e| {
-        TrainError::Data(
-            e.to_string()
-                .replace("target_in_thinking", "mark_named_lines"),
-        )
-    })?;
+    let formats = gui_formats("mark_named_lines", &recipe.mark_named_lines)?;
     Ok(Some(agentworld_engine::ModelCard {
         state_formats: formats
             .iter()
