@@ -1,5 +1,6 @@
 //! Structural diff between two states of one format ([`diff`]), and a line diff for text
-//! states such as terminal screens and JSON tool results ([`line_diff`]).
+//! states such as terminal screens and JSON tool results ([`line_diff`]), and the observation
+//! patches a patch-form world model writes ([`write_patch`], [`apply_patch`]).
 //!
 //! The structural diff works on the common [`StateTree`], so it is the same for every format.
 //! It pairs the nodes of the two trees, then reports what differs between partners and what
@@ -36,10 +37,14 @@
 
 mod lines;
 mod matching;
+mod patch;
 mod render;
 mod score;
 
 pub use lines::{LineChange, LineOp, line_diff, render_lines};
+pub use patch::{
+    NO_CHANGE, ObservationForm, PatchKind, Patched, WHOLE_STATE, apply_patch, write_patch,
+};
 pub use score::{NodeF1, line_f1, node_f1};
 
 use std::collections::HashMap;
