@@ -2,6 +2,7 @@
 
 use agentworld_text::observation::{extract_observation, strip_thinking};
 use agentworld_world::Domain;
+use agentworld_world::diff::ObservationForm;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::AbortController;
@@ -74,6 +75,8 @@ struct Pending {
     action: String,
     sent_state: String,
     prompt: String,
+    /// What the model writes (a patch applies to `sent_state`).
+    form: ObservationForm,
 }
 
 impl Ctx {
@@ -196,6 +199,9 @@ impl Ctx {
             action,
             sent_state,
             prompt,
+            form: profile
+                .as_ref()
+                .map_or(ObservationForm::Full, |p| p.observation_form(domain)),
         }));
         // The demo model's copy prior for this domain (its card's) in the browser. A server
         // decodes as its model's card says: `agentworld serve` of the demo model applies the
@@ -263,6 +269,7 @@ impl Ctx {
             action,
             sent_state,
             prompt,
+            form,
         }) = ctx.pending.try_update_value(|p| p.take()).flatten()
         else {
             return;
@@ -281,7 +288,8 @@ impl Ctx {
             ctx.thinking.set(thinking.clone());
             ctx.output.set(strip_thinking(&output));
         }
-        let observation = extract_observation(&output);
+        // A patch-form model's patch, applied: the state view shows the full next state.
+        let observation = form.full_state(&sent_state, &extract_observation(&output));
         ctx.session.update(|s| {
             s.system = ctx.system.get_untracked();
             s.steps.push(Step {

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use agentworld_world::Domain;
+use agentworld_world::diff::ObservationForm;
 use serde_json::Value;
 
 /// A model's profile.
@@ -30,6 +31,9 @@ pub struct Profile {
     pub copy_bias: f32,
     /// The card's copy prior per domain.
     pub copy_bias_by_domain: HashMap<String, f32>,
+    /// What the model writes per domain (`observation_form_by_domain`); not listed: whole
+    /// states.
+    pub observation_forms: HashMap<String, ObservationForm>,
 }
 
 /// Where the demo model is served from, relative to the app.
@@ -79,7 +83,23 @@ impl Profile {
                         .collect()
                 })
                 .unwrap_or_default(),
+            observation_forms: card
+                .get("observation_form_by_domain")
+                .cloned()
+                .map(serde_json::from_value)
+                .transpose()
+                .map_err(|e| format!("agentworld.json: observation_form_by_domain: {e}"))?
+                .unwrap_or_default(),
         })
+    }
+
+    /// What the model writes as its observation in `domain`, as `agentworld simulate` reads
+    /// the card (`ModelCard::observation_form_for`).
+    pub fn observation_form(&self, domain: Domain) -> ObservationForm {
+        self.observation_forms
+            .get(domain.as_str())
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The system prompt for `domain`: the model's own, else the built-in one.
@@ -140,5 +160,19 @@ mod tests {
         assert_eq!(p.copy_bias(Domain::Os), 15.0);
         assert_eq!(p.copy_bias(Domain::Android), 4.0);
         assert_eq!(p.copy_bias(Domain::Terminal), 15.0);
+    }
+
+    #[test]
+    fn a_card_that_writes_patches_says_so_per_domain() {
+        let config = r#"{"layer_types": []}"#;
+        let p = Profile::parse(
+            r#"{"observation_form_by_domain": {"web": "patch"}}"#,
+            config,
+        )
+        .unwrap();
+        assert_eq!(p.observation_form(Domain::Web), ObservationForm::Patch);
+        assert_eq!(p.observation_form(Domain::Os), ObservationForm::Full);
+        let bad = Profile::parse(r#"{"observation_form_by_domain": {"web": "diff"}}"#, config);
+        assert!(bad.unwrap_err().contains("observation_form_by_domain"));
     }
 }

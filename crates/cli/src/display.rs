@@ -20,6 +20,8 @@ pub struct Printer {
     stdout_line_ended: bool,
     /// The observation shown on stderr (with `--json`) ends a line.
     stderr_line_ended: bool,
+    /// The block's header: `predicted observation`, or `predicted patch`.
+    header: &'static str,
 }
 
 impl Printer {
@@ -34,7 +36,16 @@ impl Printer {
             block_fresh: false,
             stdout_line_ended: true,
             stderr_line_ended: true,
+            header: "predicted observation",
         }
+    }
+
+    /// For a model that writes patches (`observation_form_by_domain`): the block is shown on
+    /// stderr as the predicted patch, and stdout is left for the full state it gives.
+    pub fn patch(mut self) -> Self {
+        self.observation_to_stderr = true;
+        self.header = "predicted patch";
+        self
     }
 
     /// Shows one text delta.
@@ -85,15 +96,12 @@ impl Printer {
                         let _ = writeln!(err);
                         self.thinking_started = false;
                     }
-                    let _ = writeln!(
-                        err,
-                        "{}",
-                        if self.dim {
-                            "\x1b[2m── predicted observation ──\x1b[0m"
-                        } else {
-                            "── predicted observation ──"
-                        }
-                    );
+                    let (on, off) = if self.dim {
+                        ("\x1b[2m", "\x1b[0m")
+                    } else {
+                        ("", "")
+                    };
+                    let _ = writeln!(err, "{on}── {} ──{off}", self.header);
                 }
                 // Blank text between the reasoning and the block is layout, not output.
                 ObservationEvent::Outside(t) if t.trim().is_empty() => {}

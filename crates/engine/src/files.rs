@@ -77,6 +77,12 @@ pub struct ModelCard {
     /// model alone; the copy prior skips it ([`crate::PromptMarks::inserted`]). A domain not
     /// listed: no marker. Read through [`Self::line_marker_for`].
     pub line_marker_by_domain: BTreeMap<String, String>,
+    /// Per domain, what the model writes as its observation
+    /// ([`agentworld_world::diff::ObservationForm`]): `patch`, only the lines that change, which
+    /// the world layer applies to the current state (`agentworld_world::diff::apply_patch`);
+    /// a domain not listed: the whole next state (`full`, as Qwen-AgentWorld writes). Read
+    /// through [`Self::observation_form_for`].
+    pub observation_form_by_domain: BTreeMap<String, agentworld_world::diff::ObservationForm>,
     /// Domains the model was trained on.
     pub domains: Vec<String>,
     /// How the model was made (free-form: data, steps, seed, command).
@@ -108,6 +114,17 @@ impl ModelCard {
             .get(domain)
             .map(String::as_str)
             .filter(|m| !m.is_empty())
+    }
+
+    /// What the model writes as its observation in `domain` (`None`: unknown, the whole
+    /// state) ([`Self::observation_form_by_domain`]).
+    pub fn observation_form_for(
+        &self,
+        domain: Option<&str>,
+    ) -> agentworld_world::diff::ObservationForm {
+        domain
+            .and_then(|d| self.observation_form_by_domain.get(d).copied())
+            .unwrap_or_default()
     }
 
     /// The copy prior (nats) on the lines the action names in `domain`

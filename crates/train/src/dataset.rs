@@ -9,6 +9,7 @@
 
 use agentworld_text::{ChatTemplate, RenderOptions, Tokenizer};
 use agentworld_world::Row;
+use agentworld_world::diff::ObservationForm;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::StdRng};
@@ -48,9 +49,20 @@ pub fn prompt_text(row: &Row, template: &ChatTemplate) -> Result<String> {
 /// # Errors
 /// [`TrainError::Data`] for a row without a target.
 pub fn completion_text(row: &Row) -> Result<String> {
+    completion_text_as(row, ObservationForm::Full)
+}
+
+/// [`completion_text`] with the observation written in `form`: for
+/// [`ObservationForm::Patch`], the patch from the row's current state
+/// ([`Row::current_state`]) to its target ([`agentworld_world::diff::write_patch`]).
+///
+/// # Errors
+/// [`TrainError::Data`] for a row without a target.
+pub fn completion_text_as(row: &Row, form: ObservationForm) -> Result<String> {
     let observation = row
         .target_observation()
         .map_err(|e| TrainError::Data(format!("row {}: {e}", row.id)))?;
+    let observation = form.written(&row.current_state(), &observation);
     let thinking = row.thinking.clone().unwrap_or_default();
     Ok(format!(
         "{thinking}\n</think>\n\n<predicted_observation>\n{}\n</predicted_observation><|im_end|>",
@@ -60,7 +72,8 @@ pub fn completion_text(row: &Row) -> Result<String> {
 
 /// Tokenizes rows into examples. With `card`, each prompt is read as the model reads it at
 /// decoding: for the card's `line_marker_by_domain` domains, the lines the action names are
-/// marked ([`agentworld_engine::marked_prompt`]).
+/// marked ([`agentworld_engine::marked_prompt`]); and each target is written in the domain's
+/// observation form (`observation_form_by_domain`: a patch, [`completion_text_as`]).
 ///
 /// # Errors
 /// A malformed row, a template or tokenizer failure.
@@ -78,7 +91,10 @@ pub fn build_examples(
                 .map_or(text, |m| m.text);
             let mut ids = tokenizer.encode(&text)?;
             let completion_start = ids.len();
-            ids.extend(tokenizer.encode(&completion_text(row)?)?);
+            let form = card.map_or(ObservationForm::Full, |c| {
+                c.observation_form_for(Some(&domain))
+            });
+            ids.extend(tokenizer.encode(&completion_text_as(row, form)?)?);
             Ok(Example {
                 ids,
                 completion_start,
@@ -305,6 +321,50 @@ mod tests {
             marked_rows["web"] >= 10 && marked_rows["os"] >= 10,
             "{marked_rows:?}"
         );
+    }
+
+    #[test]
+    fn a_card_that_writes_patches_teaches_the_patch_of_its_domains_only() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../public/models/agentworld-demo");
+        let tokenizer = Tokenizer::from_file(dir.join("tokenizer.json")).unwrap();
+        let rows = agentworld_world::row::read_jsonl_file(dir.join("heldout.jsonl")).unwrap();
+        let rows: Vec<Row> = ["web", "android"]
+            .iter()
+            .flat_map(|d| rows.iter().filter(|r| r.task == *d).take(30).cloned())
+            .collect();
+        let card = crate::recipe::reading_card(&crate::recipe::DemoRecipe {
+            patch_observations: vec!["web".into()],
+            ..Default::default()
+        })
+        .unwrap();
+        let template = ChatTemplate::agentworld();
+        let whole = build_examples(&rows, &tokenizer, &template, None).unwrap();
+        let patched = build_examples(&rows, &tokenizer, &template, card.as_ref()).unwrap();
+        let (mut shorter, mut unchanged) = (0, 0);
+        for ((row, w), p) in rows.iter().zip(&whole).zip(&patched) {
+            // The prompt is the same; only the target is written another way.
+            assert_eq!(w.ids[..w.completion_start], p.ids[..p.completion_start]);
+            let completion = tokenizer
+                .decode(&p.ids[p.completion_start..], false)
+                .unwrap();
+            if row.task == "android" {
+                assert_eq!(w.ids, p.ids, "{}", row.id);
+                continue;
+            }
+            // What the model is taught to write gives the row's next state back.
+            let written = agentworld_text::observation::extract_observation(&completion);
+            let next = agentworld_world::diff::apply_patch(&row.current_state(), &written).state;
+            assert_eq!(
+                next.lines().collect::<Vec<_>>(),
+                row.target_observation().unwrap().lines().collect::<Vec<_>>(),
+                "{}",
+                row.id
+            );
+            shorter += usize::from(p.ids.len() < w.ids.len());
+            unchanged += usize::from(written == agentworld_world::diff::NO_CHANGE);
+        }
+        assert!(shorter >= 20 && unchanged >= 1, "{shorter} {unchanged}");
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::ops::Range;
 use agentworld_engine::{Engine, GenerateParams, NamedBias, PromptMarks, encode_prompt_marks};
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
-use agentworld_world::diff::{line_f1, node_f1};
+use agentworld_world::diff::{ObservationForm, apply_patch, line_f1, node_f1};
 use agentworld_world::state::Registry;
 use agentworld_world::{Domain, Row};
 use burn::tensor::backend::Backend;
@@ -42,7 +42,8 @@ pub struct Prediction {
     pub domain: String,
     /// Raw model output (after the prompt's `<think>\n`).
     pub output: String,
-    /// Extracted observation.
+    /// Extracted observation: the full next state (a patch-form model's patch applied to the
+    /// row's current state, `ModelCard::observation_form_for`).
     pub observation: String,
     /// Format check (see module docs).
     pub well_formed: bool,
@@ -83,6 +84,8 @@ pub struct DomainSummary {
     pub changed_rows: usize,
     /// Mean changed-line accuracy over those rows (0 when there are none).
     pub changed_accuracy: f64,
+    /// Mean tokens generated a row (reasoning included): what a step costs to decode.
+    pub tokens: f64,
 }
 
 /// The state format a domain's observations are written in, as the demo data writes them
@@ -219,15 +222,26 @@ pub fn evaluate<B: Backend>(
             let row = &rows[i];
             let domain = domains[i].to_string();
             let truth = row.target_observation()?;
-            let observation = extract_observation(&g.text);
-            let predicted = score(&domain, &observation, &truth);
             let current = row.current_state();
+            let form = engine.card.as_ref().map_or(ObservationForm::Full, |c| {
+                c.observation_form_for(Some(&domain))
+            });
+            let written = extract_observation(&g.text);
+            // A patch line that finds no place is a malformed patch.
+            let (observation, placed) = match form {
+                ObservationForm::Full => (written, true),
+                ObservationForm::Patch => {
+                    let p = apply_patch(&current, &written);
+                    (p.state, p.unplaced.is_empty())
+                }
+            };
+            let predicted = score(&domain, &observation, &truth);
             let baseline = score(&domain, &current, &truth);
             let changed_accuracy = changed_accuracy(&current, &observation, &truth);
             results[i] = Some(Prediction {
                 row_id: row.id.clone(),
                 domain,
-                well_formed: is_well_formed(&g.text) && predicted.parses,
+                well_formed: is_well_formed(&g.text) && predicted.parses && placed,
                 output: g.text,
                 observation,
                 exact: predicted.exact,
@@ -305,6 +319,7 @@ pub fn summarise(predictions: &[Prediction]) -> Vec<DomainSummary> {
                 } else {
                     changed.iter().sum::<f64>() / changed.len() as f64
                 },
+                tokens: mean(&|p| p.tokens as f64),
                 domain,
             }
         })

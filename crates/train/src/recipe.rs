@@ -18,6 +18,7 @@ use agentworld_engine::Engine;
 use agentworld_model::{InitOptions, Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_world::data::{RenameConfig, ground_thinking, rename_content, restate_edits};
+use agentworld_world::diff::ObservationForm;
 use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
 use agentworld_world::{Domain, Row};
 use burn::backend::Autodiff;
@@ -120,25 +121,32 @@ fn gui_formats(field: &str, domains: &[String]) -> Result<Vec<(Domain, &'static 
         .collect()
 }
 
-/// The card part of a recipe that changes what the model reads ([`DemoRecipe::mark_named_lines`]:
-/// each such domain's state format and [`LINE_MARKER`]), for [`build_examples`] and the probe;
-/// `None` when nothing is marked.
+/// The card part of a recipe that changes what the model reads and writes
+/// ([`DemoRecipe::mark_named_lines`]: each such domain's state format and [`LINE_MARKER`];
+/// [`DemoRecipe::patch_observations`]: `patch` as the domain's observation form), for
+/// [`build_examples`] and the probe; `None` when neither is set.
 ///
 /// # Errors
 /// [`TrainError::Data`] for a domain that is not one of android, web, os.
 pub fn reading_card(recipe: &DemoRecipe) -> Result<Option<agentworld_engine::ModelCard>> {
-    if recipe.mark_named_lines.is_empty() {
+    if recipe.mark_named_lines.is_empty() && recipe.patch_observations.is_empty() {
         return Ok(None);
     }
-    let formats = gui_formats("mark_named_lines", &recipe.mark_named_lines)?;
+    let marked = gui_formats("mark_named_lines", &recipe.mark_named_lines)?;
+    let patched = gui_formats("patch_observations", &recipe.patch_observations)?;
     Ok(Some(agentworld_engine::ModelCard {
-        state_formats: formats
+        state_formats: marked
             .iter()
+            .chain(&patched)
             .map(|(d, f)| (d.as_str().to_string(), f.to_string()))
             .collect(),
-        line_marker_by_domain: formats
+        line_marker_by_domain: marked
             .iter()
             .map(|(d, _)| (d.as_str().to_string(), LINE_MARKER.to_string()))
+            .collect(),
+        observation_form_by_domain: patched
+            .iter()
+            .map(|(d, _)| (d.as_str().to_string(), ObservationForm::Patch))
             .collect(),
         ..Default::default()
     }))

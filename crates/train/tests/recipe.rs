@@ -41,6 +41,7 @@ fn tiny_recipe() -> DemoRecipe {
         restate_edits: true,
         target_in_thinking: vec!["web".into(), "os".into()],
         mark_named_lines: vec!["web".into()],
+        patch_observations: vec!["os".into()],
         android_synthetic_share: 0.5,
         web_synthetic_share: 0.5,
         os_synthetic_share: 0.5,
@@ -208,6 +209,16 @@ fn stop_resume_export_and_evaluate_every_domain() {
     assert_eq!(
         card["line_marker_by_domain"],
         serde_json::json!({"web": "^"})
+    );
+    assert_eq!(
+        card["observation_form_by_domain"],
+        serde_json::json!({"os": "patch"})
+    );
+    // The card loads as the engine reads it.
+    let read: agentworld_engine::ModelCard = serde_json::from_value(card.clone()).unwrap();
+    assert_eq!(
+        read.observation_form_for(Some("os")),
+        agentworld_world::diff::ObservationForm::Patch
     );
     assert_eq!(card["training"]["steps"], 5);
     assert!(card["training"]["init_from"].is_null(), "{card}");

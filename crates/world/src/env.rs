@@ -30,13 +30,14 @@ pub mod task;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agentworld_text::observation::inspect;
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, AndroidForm, OsAction, check_targets, parse_action};
-use crate::diff::{self, LineChange, StateDiff};
+use crate::diff::{self, LineChange, ObservationForm, StateDiff};
 use crate::messages::{History, Message, TurnAction, observation_response, turn_prompt};
 use crate::state::{Registry, StateTree};
 use crate::{Domain, Error, PromptSet, Result};
@@ -60,6 +61,11 @@ pub struct EnvConfig {
     pub rewards: Arc<dyn RewardHook>,
     /// Most steps per episode (a task's `max_steps` overrides it); at least 1.
     pub max_steps: usize,
+    /// Per domain, what the world model writes as its observation (its card's
+    /// `observation_form_by_domain`): a [`ObservationForm::Patch`] is applied to the current
+    /// state ([`diff::apply_patch`]) before the state is read; a domain not listed: the whole
+    /// next state.
+    pub observation_forms: BTreeMap<Domain, ObservationForm>,
 }
 
 impl Default for EnvConfig {
@@ -69,6 +75,7 @@ impl Default for EnvConfig {
             prompts: PromptSet::builtin(),
             rewards: Arc::new(RewardRules::default()),
             max_steps: 8,
+            observation_forms: BTreeMap::new(),
         }
     }
 }
@@ -317,8 +324,28 @@ impl WorldEnv {
             .take()
             .ok_or_else(|| Error::Env("observe needs a pending step: call act first".into()))?;
         let report = inspect(generation);
-        let well_formed = report.blocks == 1 && report.closed && !report.text_outside;
-        let after = self.read_state(&report.observation);
+        let mut well_formed = report.blocks == 1 && report.closed && !report.text_outside;
+        let form = self
+            .config
+            .observation_forms
+            .get(&self.task.domain)
+            .copied()
+            .unwrap_or_default();
+        let after = match form {
+            ObservationForm::Full => self.read_state(&report.observation),
+            ObservationForm::Patch => {
+                let patched = diff::apply_patch(&self.current.text, &report.observation);
+                // A patch line with no place to go is a malformed output.
+                well_formed &= patched.unplaced.is_empty();
+                let mut after = self.read_state(&patched.state);
+                after
+                    .warnings
+                    .extend(patched.unplaced.iter().map(|(line, text)| {
+                        format!("patch line {line} matches no line of the state, left out: {text}")
+                    }));
+                after
+            }
+        };
         let before = std::mem::replace(&mut self.current, after);
         let (diff, lines) = self.diff(&before);
         let state_changed = match &diff {

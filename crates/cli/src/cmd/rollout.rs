@@ -199,6 +199,7 @@ pub fn run(args: Args) -> Result<()> {
     let retry = args.http(None, None, None);
     let concurrency = args.concurrency.clamp(1, tasks.len());
     let started = Instant::now();
+    let mut observation_forms = std::collections::BTreeMap::new();
     let (world, prompts): (Box<dyn WorldModel>, _) = match &args.world_endpoint {
         Some(url) => {
             let mut http = args.http(
@@ -224,6 +225,12 @@ pub fn run(args: Args) -> Result<()> {
             let dir = args.model.clone().unwrap_or_else(paths::default_model);
             let card = model_card(&dir)?;
             let prompts = prompt_set(args.prompts_dir.as_deref(), card.as_ref(), &dir)?;
+            // A model that writes patches: the env applies them to the current state.
+            for (domain, form) in card.iter().flat_map(|c| &c.observation_form_by_domain) {
+                if let Ok(d) = domain.parse::<agentworld_world::Domain>() {
+                    observation_forms.insert(d, *form);
+                }
+            }
             for t in &mut tasks {
                 if let Some(state) = t.state.take() {
                     t.state = Some(
@@ -275,6 +282,7 @@ pub fn run(args: Args) -> Result<()> {
             prompts,
             rewards: Arc::new(rewards),
             max_steps: args.max_steps.max(1),
+            observation_forms,
         },
         policy,
         world: world.as_ref(),

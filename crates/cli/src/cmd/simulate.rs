@@ -1,6 +1,7 @@
 //! `agentworld simulate`: one world-model step. State + action in, thinking and the predicted
 //! observation out (streamed), optionally parsed into structured state (`--json`).
 
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -8,7 +9,8 @@ use agentworld_engine::{GenerateParams, ModelCard, NamedBias, encode_prompt_mark
 use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_world::action::{Action, check_targets, parse_action};
-use agentworld_world::messages::turn_prompt;
+use agentworld_world::diff::{ObservationForm, apply_patch};
+use agentworld_world::messages::{strip_observation_marker, turn_prompt};
 use agentworld_world::state::android::{parse_compact, parse_xml};
 use agentworld_world::state::terminal::TerminalScreen;
 use agentworld_world::state::{Registry, for_model};
@@ -255,6 +257,10 @@ fn parse_state(domain: Domain, observation: &str) -> Value {
 struct Request {
     domain: Domain,
     messages: Vec<Message>,
+    /// The state the action acts on, as the model reads it (a patch applies to it).
+    current: String,
+    /// What the model writes: the whole next state, or a patch on `current`.
+    form: ObservationForm,
     args: Args,
     card: Option<ModelCard>,
     model_dir: PathBuf,
@@ -326,6 +332,17 @@ pub fn run(args: Args) -> Result<()> {
             history.push(p.clone(), r.clone());
         }
     }
+    // Without --state, the action acts on the history's last observation.
+    let current = state.clone().unwrap_or_else(|| {
+        history
+            .exchanges
+            .last()
+            .map(|e| strip_observation_marker(&e.response))
+            .unwrap_or_default()
+    });
+    let form = card.as_ref().map_or(ObservationForm::Full, |c| {
+        c.observation_form_for(Some(domain.as_str()))
+    });
     let prompt = turn_prompt(
         history.next_turn(),
         &action.to_block_text(),
@@ -335,6 +352,8 @@ pub fn run(args: Args) -> Result<()> {
     let request = Request {
         domain,
         messages,
+        current,
+        form,
         card,
         model_dir,
         args,
@@ -431,6 +450,9 @@ impl OnBackend for &Request {
             self.model_dir.display()
         );
         let mut printer = Printer::new(text.ends_with("<think>\n"), self.args.json);
+        if self.form == ObservationForm::Patch {
+            printer = printer.patch();
+        }
         let started = Instant::now();
         let g = engine
             .generate_batch_marked(
@@ -496,17 +518,44 @@ fn run_endpoint(request: &Request, url: &str) -> Result<Output> {
 }
 
 fn finish(request: &Request, output: &Output) -> Result<()> {
-    let observation = extract_observation(&output.text);
+    let written = extract_observation(&output.text);
     let well_formed = is_well_formed(&output.text);
     if !well_formed {
         eprintln!(
             "note: the output is not one closed <predicted_observation> block; showing what could be extracted"
         );
     }
+    // A patch-form model's patch, applied: the full next state.
+    let (observation, patch) = match request.form {
+        ObservationForm::Full => (written, None),
+        ObservationForm::Patch => {
+            let applied = apply_patch(&request.current, &written);
+            for (line, text) in &applied.unplaced {
+                eprintln!("note: patch line {line} matches no line of the state, left out: {text}");
+            }
+            if !request.args.json {
+                let dim = std::io::stderr().is_terminal();
+                let (on, off) = if dim {
+                    ("\x1b[2m", "\x1b[0m")
+                } else {
+                    ("", "")
+                };
+                eprintln!("{on}── next state (the patch applied) ──{off}");
+                let mut out = std::io::stdout().lock();
+                write!(out, "{}", applied.state)?;
+                if !applied.state.ends_with('\n') {
+                    writeln!(out)?;
+                }
+                out.flush()?;
+            }
+            (applied.state, Some(written))
+        }
+    };
     if request.args.json {
         let value = json!({
             "domain": request.domain.as_str(),
             "observation": observation,
+            "patch": patch,
             "state": parse_state(request.domain, &observation),
             "well_formed": well_formed,
             "tokens": output.tokens,

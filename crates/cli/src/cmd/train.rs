@@ -141,6 +141,12 @@ pub struct Args {
     /// data as it is tokenized, so also with --resume.
     #[arg(long, value_delimiter = ',')]
     mark_named_lines: Option<Vec<String>>,
+    /// Domains whose targets are patches, only the lines that change, which the world layer
+    /// applies to the current state wherever the model's output is read (`web,os,android`;
+    /// default: the recipe's, none: whole states). Applies to the data as it is tokenized,
+    /// so also with --resume.
+    #[arg(long, value_delimiter = ',')]
+    patch_observations: Option<Vec<String>>,
     /// The copy prior the model is decoded with (a logit bonus, in nats, for the token that
     /// continues the span of the prompt being copied): written into the model card and used by
     /// the probe and the final evaluation, in every domain (default: the recipe's: 15 nats, 4
@@ -368,6 +374,11 @@ pub fn run(args: Args) -> Result<()> {
         recipe.mark_named_lines = domains.into_iter().filter(|d| !d.is_empty()).collect();
         agentworld_train::recipe::reading_card(&recipe)
             .map_err(|e| anyhow::anyhow!("--mark-named-lines: {e}"))?;
+    }
+    if let Some(domains) = args.patch_observations.clone() {
+        recipe.patch_observations = domains.into_iter().filter(|d| !d.is_empty()).collect();
+        agentworld_train::recipe::reading_card(&recipe)
+            .map_err(|e| anyhow::anyhow!("--patch-observations: {e}"))?;
     }
     if let Some(n) = args.probe_generated_rows {
         recipe.probe_generated_rows_per_domain = n;

@@ -116,6 +116,12 @@ pub struct DemoRecipe {
     /// card's `line_marker_by_domain`, at decoding. Empty: none.
     #[serde(default)]
     pub mark_named_lines: Vec<String>,
+    /// Domains whose targets are observation patches, only the lines that change
+    /// ([`agentworld_world::diff::write_patch`]), in training and in the probe, and, through the
+    /// card's `observation_form_by_domain`, applied to the current state wherever the model's
+    /// output is read. Empty: none (whole states).
+    #[serde(default)]
+    pub patch_observations: Vec<String>,
     /// Initial scale of the attention layers' q/k norms ([`agentworld_model::InitOptions::qk_norm_scale`]).
     #[serde(default = "one")]
     pub qk_norm_scale: f64,
@@ -212,6 +218,7 @@ impl Default for DemoRecipe {
             restate_edits: false,
             target_in_thinking: Vec::new(),
             mark_named_lines: Vec::new(),
+            patch_observations: Vec::new(),
             qk_norm_scale: 1.0,
             model: serde_json::json!({
                 "hidden_size": 128, "num_hidden_layers": 4,

@@ -97,6 +97,11 @@ pub(super) fn export_dir<B: Backend>(
             .iter()
             .map(|d| (d.clone(), serde_json::Value::from(super::LINE_MARKER)))
             .collect::<serde_json::Map<_, _>>(),
+        "observation_form_by_domain": recipe
+            .patch_observations
+            .iter()
+            .map(|d| (d.clone(), serde_json::Value::from("patch")))
+            .collect::<serde_json::Map<_, _>>(),
         "training": {
             "recipe": recipe,
             "parameters": counts.total,

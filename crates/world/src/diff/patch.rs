@@ -23,6 +23,11 @@
 //!   to the first line after the previous instruction's place). A line copied unchanged is a
 //!   place to insert after.
 //!
+//! Lines are matched without their leading whitespace, and an edited line written without
+//! any keeps the indentation of the line it replaces: the benchmark's observation parser
+//! trims the block (`agentworld_text::observation::extract_observation`), which takes the
+//! first line's indentation.
+//!
 //! Lines an instruction has placed are not placed again. [`write_patch`] writes a patch only
 //! when applying it gives the next state back line for line and it edits fewer than half of
 //! the current state's lines (more is another page: a link followed, a screen replaced);
@@ -139,7 +144,13 @@ pub fn apply_patch(current: &str, written: &str) -> Patched {
         } else {
             match best_line(&lines, line, cursor) {
                 Some(i) => {
-                    lines[i] = (line.to_string(), true);
+                    let edited = if line.starts_with(char::is_whitespace) {
+                        line.to_string()
+                    } else {
+                        let old = &lines[i].0;
+                        format!("{}{line}", &old[..old.len() - old.trim_start().len()])
+                    };
+                    lines[i] = (edited, true);
                     cursor = i + 1;
                 }
                 None => unplaced.push((n + 1, line.to_string())),
@@ -213,7 +224,8 @@ pub fn write_patch(current: &str, next: &str) -> String {
         }
     }
     let patch = out.join("\n");
-    let applied = apply_patch(current, &patch);
+    // Checked as the benchmark's parser will hand it back: trimmed.
+    let applied = apply_patch(current, patch.trim());
     let back: Vec<&str> = applied.state.lines().collect();
     if applied.unplaced.is_empty() && back == b && edits * 2 < a.len() {
         patch
@@ -225,11 +237,13 @@ pub fn write_patch(current: &str, next: &str) -> String {
 /// The line of `lines` not yet placed that `target` most resembles (see the module docs), at
 /// or after `cursor` on a tie; `None` when none resembles it enough.
 fn best_line(lines: &[(String, bool)], target: &str, cursor: usize) -> Option<usize> {
+    let target = target.trim_start();
     let mut best: Option<(usize, usize)> = None;
     for (i, (line, placed)) in lines.iter().enumerate() {
         if *placed {
             continue;
         }
+        let line = line.trim_start();
         let score = if line == target {
             usize::MAX
         } else {
@@ -297,8 +311,10 @@ mod tests {
             patch,
             "\t[13] textbox 'Full name', value='Ada Lovelace', focused"
         );
-        // The state keeps its final line break.
+        // The state keeps its final line break, and the line its indentation when the
+        // observation parser trims it away.
         assert_eq!(apply_patch(PAGE, &patch).state, next);
+        assert_eq!(apply_patch(PAGE, patch.trim()).state, next);
     }
 
     #[test]

@@ -203,3 +203,50 @@ fn an_env_that_was_never_reset_refuses_steps() {
     assert!(env.act(LS).is_err());
     assert!(env.observe("x").is_err());
 }
+
+#[test]
+fn a_patch_form_world_model_gets_full_states_in_its_history_and_diffs() {
+    let page = "RootWebArea 'Newsletter', focused\n\t[12] heading 'Join'\n\t[13] textbox 'Full name'\n\t[14] button 'Subscribe'\n";
+    let mut env = WorldEnv::new(EnvConfig {
+        observation_forms: [(Domain::Web, ObservationForm::Patch)].into(),
+        ..EnvConfig::default()
+    });
+    env.reset(Task::new("w", Domain::Web, Some(page.into())));
+    let Act::Query(_) = env.act("fill('13', 'Ada')").unwrap() else {
+        panic!("fill is not finishing");
+    };
+    let step = env
+        .observe("<predicted_observation>\n\t[13] textbox 'Full name', value='Ada'\n</predicted_observation>")
+        .unwrap();
+    let next = page.replace("'Full name'", "'Full name', value='Ada'");
+    assert_eq!(step.observation.text, next);
+    assert!(step.info.well_formed);
+    assert_eq!(step.diff.unwrap().changes.len(), 1);
+    // The next turn's model call sees the full state, as the training rows hold it.
+    let Act::Query(messages) = env.act("click('14')").unwrap() else {
+        panic!("click is not finishing");
+    };
+    assert!(messages.iter().any(|m| m.content.contains(&next)));
+    // A patch line that matches nothing is reported and makes the output malformed.
+    let step = env
+        .observe("<predicted_observation>\nzzz\n</predicted_observation>")
+        .unwrap();
+    assert_eq!(step.observation.text, next);
+    assert!(!step.info.well_formed);
+    assert!(
+        step.info
+            .warnings
+            .iter()
+            .any(|w| w.contains("patch line 1")),
+        "{:?}",
+        step.info.warnings
+    );
+    // The same output from a full-form model is the state as written.
+    let mut full = WorldEnv::new(EnvConfig::default());
+    full.reset(Task::new("w", Domain::Web, Some(page.into())));
+    full.act("fill('13', 'Ada')").unwrap();
+    let step = full
+        .observe("<predicted_observation>\n\t[13] textbox 'Full name', value='Ada'\n</predicted_observation>")
+        .unwrap();
+    assert!(!step.observation.text.contains("Subscribe"));
+}

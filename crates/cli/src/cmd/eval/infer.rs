@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use agentworld_text::observation::extract_observation;
 use agentworld_world::Message;
 use agentworld_world::bench::{Inference, generation, infer_messages, inference_error};
+use agentworld_world::diff::ObservationForm;
 use anyhow::{Context, Result, bail};
 
 use super::local::LocalInfer;
@@ -89,12 +90,26 @@ pub fn run(args: InferArgs) -> Result<()> {
         args.out.display(),
         pending.len()
     );
+    // A local model that writes patches: the prediction is the patch applied to the row's
+    // current state, the full state the benchmark scores.
+    let card = match &args.model {
+        Some(dir) if args.http.endpoint.is_none() => crate::cmd::simulate::model_card(dir)?,
+        _ => None,
+    };
     let bar = progress::bar(pending.len() as u64, "inferring");
     let mut failed = 0usize;
-    let mut record = |i: usize, inference: Inference| -> Result<()> {
+    let mut record = |i: usize, mut inference: Inference| -> Result<()> {
         if let Some(e) = &inference.error {
             failed += 1;
             bar.suspend(|| eprintln!("warning: {}: {e}", inputs[i].origin));
+        }
+        let domain = inputs[i].row.domain().ok();
+        let form = card.as_ref().map_or(ObservationForm::Full, |c| {
+            c.observation_form_for(domain.map(|d| d.as_str()))
+        });
+        if form == ObservationForm::Patch && inference.error.is_none() {
+            inference.prediction =
+                form.full_state(&inputs[i].row.current_state(), &inference.prediction);
         }
         let mut row = inputs[i].row.clone();
         agentworld_world::bench::set_inference(&mut row, &inference);
