@@ -357,7 +357,10 @@ mod tests {
             let next = agentworld_world::diff::apply_patch(&row.current_state(), &written).state;
             assert_eq!(
                 next.lines().collect::<Vec<_>>(),
-                row.target_observation().unwrap().lines().collect::<Vec<_>>(),
+                row.target_observation()
+                    .unwrap()
+                    .lines()
+                    .collect::<Vec<_>>(),
                 "{}",
                 row.id
             );

@@ -59,6 +59,9 @@ pub struct Prediction {
     pub changed_accuracy: Option<f64>,
     /// Generated tokens.
     pub tokens: usize,
+    /// Whether the reasoning agrees with the predicted change ([`crate::agreement::agrees`]);
+    /// `None` when the truth equals the current state.
+    pub agreement: Option<bool>,
 }
 
 /// Figures for one domain.
@@ -86,6 +89,9 @@ pub struct DomainSummary {
     pub changed_accuracy: f64,
     /// Mean tokens generated a row (reasoning included): what a step costs to decode.
     pub tokens: f64,
+    /// Share of the changed rows whose reasoning agrees with the predicted change
+    /// ([`crate::agreement::agrees`]; 0 when there are none).
+    pub agreement: f64,
 }
 
 /// The state format a domain's observations are written in, as the demo data writes them
@@ -238,6 +244,9 @@ pub fn evaluate<B: Backend>(
             let predicted = score(&domain, &observation, &truth);
             let baseline = score(&domain, &current, &truth);
             let changed_accuracy = changed_accuracy(&current, &observation, &truth);
+            let thinking = g.text.split_once("</think>").map_or("", |(t, _)| t);
+            let agreement = changed_accuracy
+                .map(|_| crate::agreement::agrees(&domain, thinking, &current, &observation));
             results[i] = Some(Prediction {
                 row_id: row.id.clone(),
                 domain,
@@ -250,6 +259,7 @@ pub fn evaluate<B: Backend>(
                 baseline_node_f1: baseline.node_f1,
                 changed_accuracy,
                 tokens: g.token_ids.len(),
+                agreement,
             });
         }
         on_progress(results.iter().filter(|r| r.is_some()).count(), rows.len());
@@ -320,6 +330,10 @@ pub fn summarise(predictions: &[Prediction]) -> Vec<DomainSummary> {
                     changed.iter().sum::<f64>() / changed.len() as f64
                 },
                 tokens: mean(&|p| p.tokens as f64),
+                agreement: {
+                    let agreed: Vec<bool> = ps.iter().filter_map(|p| p.agreement).collect();
+                    agreed.iter().filter(|&&a| a).count() as f64 / agreed.len().max(1) as f64
+                },
                 domain,
             }
         })

@@ -3,6 +3,7 @@
 //! agentworld.json), loadable by our loader and by transformers alike.
 #![warn(missing_docs)]
 
+pub mod agreement;
 pub mod checkpoint;
 pub mod dataset;
 pub mod error;

@@ -200,7 +200,7 @@ pub fn print_table(summary: &[DomainSummary]) {
     }
     for d in summary {
         println!(
-            "fidelity domain={} well_formed={:.4} exact={:.4} node_f1={:.4} baseline_node_f1={:.4} rows={} unit={} baseline_exact={:.4} changed_rows={} changed_accuracy={:.4} tokens_per_step={:.1}",
+            "fidelity domain={} well_formed={:.4} exact={:.4} node_f1={:.4} baseline_node_f1={:.4} rows={} unit={} baseline_exact={:.4} changed_rows={} changed_accuracy={:.4} agreement={:.4} tokens_per_step={:.1}",
             d.domain,
             d.well_formed,
             d.exact,
@@ -211,6 +211,7 @@ pub fn print_table(summary: &[DomainSummary]) {
             d.baseline_exact,
             d.changed_rows,
             d.changed_accuracy,
+            d.agreement,
             d.tokens
         );
     }
