@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::error::{EngineError, Result};
 use crate::files::{ModelCard, ModelFiles};
-use crate::generate::PromptMarks;
+use crate::marks::PromptMarks;
 
 /// A model ready to generate: weights on a device, tokenizer, chat template, stop ids.
 #[derive(Debug)]

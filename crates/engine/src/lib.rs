@@ -7,6 +7,7 @@ pub mod error;
 pub mod files;
 pub mod generate;
 mod generate_async;
+pub mod marks;
 
 pub use batch::{DecodeBatch, SequenceEvent};
 pub use engine::Engine;

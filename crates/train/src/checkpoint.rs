@@ -24,7 +24,7 @@ use burn::tensor::backend::AutodiffBackend;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, TrainError};
-use crate::trainer::{StepInfo, TrainConfig};
+use crate::train_config::{StepInfo, TrainConfig};
 
 /// Where and how often to save checkpoints.
 #[derive(Debug, Clone, PartialEq, Eq)]

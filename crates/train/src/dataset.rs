@@ -44,6 +44,11 @@ pub fn prompt_text(row: &Row, template: &ChatTemplate) -> Result<String> {
     )?)
 }
 
+/// A row's domain: the last part of its task (`agentworld/web` → `web`).
+pub fn row_domain(row: &Row) -> &str {
+    row.task.rsplit('/').next().unwrap_or(&row.task)
+}
+
 /// The completion a row teaches: thinking, closing tag, the observation block, end of turn.
 ///
 /// # Errors
@@ -85,7 +90,7 @@ pub fn build_examples(
 ) -> Result<Vec<Example>> {
     rows.iter()
         .map(|row| {
-            let domain = crate::eval::row_domain(row).to_string();
+            let domain = row_domain(row).to_string();
             let text = prompt_text(row, template)?;
             let text = agentworld_engine::marked_prompt(card, &text, domain.parse().ok())
                 .map_or(text, |m| m.text);

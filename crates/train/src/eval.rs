@@ -31,6 +31,7 @@ use burn::tensor::backend::Backend;
 use serde::Serialize;
 
 use crate::dataset::prompt_text;
+pub use crate::dataset::row_domain;
 use crate::error::Result;
 
 /// The outcome of one held-out row.
@@ -291,11 +292,6 @@ pub fn named_in_prompt(row: &Row, prompt: &str) -> Vec<Range<usize>> {
         (Some(format), Ok(d)) => agentworld_world::action::named_in_prompt(prompt, d, format),
         _ => Vec::new(),
     }
-}
-
-/// A row's domain: the last part of its task (`agentworld/web` → `web`).
-pub fn row_domain(row: &Row) -> &str {
-    row.task.rsplit('/').next().unwrap_or(&row.task)
 }
 
 /// Per-domain means of [`evaluate`]'s predictions, domains in name order.

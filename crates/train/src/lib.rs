@@ -13,6 +13,7 @@ pub mod probe;
 pub mod recipe;
 pub mod routing;
 pub mod tokenizer;
+pub mod train_config;
 pub mod trainer;
 
 pub use error::{Result, TrainError};

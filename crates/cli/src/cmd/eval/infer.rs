@@ -3,12 +3,12 @@
 //! `generation` and the observation extracted by the benchmark's output parser as
 //! `prediction`.
 //!
-//! Extraction is `agentworld_text::observation::extract_observation`; the world crate, which
-//! holds the rest of the pipeline, takes the extracted text from its caller, so it happens here.
+//! Extraction is `agentworld_text::observation::extract_observation` ([`inference_of`]); the
+//! world crate, which holds the rest of the pipeline, takes the extracted text from its caller,
+//! so it happens in this command.
 
 use std::path::PathBuf;
 
-use agentworld_text::observation::extract_observation;
 use agentworld_world::Message;
 use agentworld_world::bench::{Inference, generation, infer_messages, inference_error};
 use agentworld_world::diff::ObservationForm;
@@ -16,7 +16,7 @@ use anyhow::{Context, Result, bail};
 
 use super::local::LocalInfer;
 use super::pool::{self, HttpArgs};
-use super::rows::{self, Output};
+use super::rows::{self, Output, inference_of};
 use crate::backend::{BackendKind, dispatch};
 use crate::progress;
 
@@ -52,16 +52,6 @@ pub struct InferArgs {
     limit: Option<usize>,
     #[command(flatten)]
     http: HttpArgs,
-}
-
-/// The stored result of one row's output text.
-pub fn inference_of(text: String, reasoning: Option<String>) -> Inference {
-    Inference {
-        prediction: extract_observation(&text),
-        generation: text,
-        reasoning,
-        error: None,
-    }
 }
 
 /// Runs `eval infer`.

@@ -9,7 +9,7 @@ use agentworld_world::Message;
 use agentworld_world::bench::Inference;
 use anyhow::{Context, Result};
 
-use super::infer::inference_of;
+use super::rows::inference_of;
 use crate::backend::OnBackend;
 use crate::progress;
 

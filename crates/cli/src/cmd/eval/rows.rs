@@ -1,15 +1,28 @@
-//! Input rows with their line numbers, and the resumable `--out` file: rows already done are
-//! kept, new results are appended one line at a time as they arrive, and the finished file is
-//! rewritten in input order.
+//! Input rows with their line numbers, the stored result of a row's output
+//! ([`inference_of`]), and the resumable `--out` file: rows already done are kept, new results
+//! are appended one line at a time as they arrive, and the finished file is rewritten in input
+//! order.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use agentworld_text::observation::extract_observation;
 use agentworld_world::Row;
-use agentworld_world::bench::SampleKey;
+use agentworld_world::bench::{Inference, SampleKey};
 use anyhow::{Context, Result, bail};
+
+/// The stored result of one row's output text: the observation extracted as the benchmark's
+/// parser does.
+pub fn inference_of(text: String, reasoning: Option<String>) -> Inference {
+    Inference {
+        prediction: extract_observation(&text),
+        generation: text,
+        reasoning,
+        error: None,
+    }
+}
 
 /// A row and where it came from.
 pub struct Numbered {
