@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlInputElement;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::examples;
 
 /// A Python string literal for `s` (single quotes).

@@ -21,6 +21,8 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod compose;
 #[cfg(target_arch = "wasm32")]
+mod ctx;
+#[cfg(target_arch = "wasm32")]
 mod local;
 #[cfg(target_arch = "wasm32")]
 mod moe;
@@ -28,6 +30,8 @@ mod moe;
 mod remote;
 #[cfg(target_arch = "wasm32")]
 mod stage;
+#[cfg(target_arch = "wasm32")]
+mod step;
 #[cfg(target_arch = "wasm32")]
 mod teach;
 #[cfg(target_arch = "wasm32")]

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::profile::DEMO_DIR;
 use crate::remote::Sampling;
 use crate::routing::TokenRoute;

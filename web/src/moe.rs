@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::routing::{DomainExperts, distance, heatmap};
 
 /// Most tokens drawn in the heatmap (the latest ones).

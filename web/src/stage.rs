@@ -8,7 +8,7 @@ use agentworld_world::Domain;
 use agentworld_world::state::StateTree;
 use leptos::prelude::*;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::model::{self, Changes, Mark, Parsed};
 use crate::views::page::Page;
 use crate::views::screen::{Frame, Screen};

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::moe::Moe;
 use crate::views::tree::clip;
 
