@@ -327,7 +327,11 @@ impl<B: Backend> Engine<B> {
                 None => guard,
             }
         });
-        if params.copy_bias == 0.0 || sources.is_some_and(<[_]>::is_empty) {
+        // A prior on the named lines alone runs with copy_bias 0 (`--copy-bias 0
+        // --named-copy-bias N`: a patch copies the line it edits, and writes the rest itself).
+        let named_only =
+            marks.is_some_and(|m| m.named_bias.is_some_and(|b| b != 0.0) && !m.named.is_empty());
+        if (params.copy_bias == 0.0 && !named_only) || sources.is_some_and(<[_]>::is_empty) {
             // No copy prior (which never favours a prompt position twice): the loop guard.
             if let Some(guard) = guard {
                 sampler = sampler.with_loop_guard(guard);

@@ -235,6 +235,12 @@ impl CopyPrior {
         }
     }
 
+    /// Whether [`Self::named`] set a non-zero bias on some prompt position: the prior then
+    /// runs even where `copy_bias` is 0, on the named lines alone.
+    pub fn has_named_bias(&self) -> bool {
+        self.named_bias != 0.0 && self.named.iter().any(|&n| n)
+    }
+
     /// Whether the continuation is a prompt token on a named line.
     fn continues_named(&self) -> bool {
         self.at

@@ -206,9 +206,10 @@ impl Sampler {
         self
     }
 
-    /// This sampler with a copy prior, used when `copy_bias` is set (else it is dropped).
+    /// This sampler with a copy prior, used when `copy_bias` is set or the prior has a bias of
+    /// its own on named lines ([`CopyPrior::has_named_bias`]; else it is dropped).
     pub fn with_copy_prior(mut self, prior: CopyPrior) -> Self {
-        if self.params.copy_bias != 0.0 {
+        if self.params.copy_bias != 0.0 || prior.has_named_bias() {
             self.copy = Some(prior);
         }
         self
@@ -269,9 +270,12 @@ impl Sampler {
             guarded = l;
             &guarded[..]
         };
+        // With copy_bias 0 (a prior on the named lines alone), a continuation off those
+        // lines is not favoured, nor taken outright.
         let favoured = self
             .copy
             .as_ref()
+            .filter(|c| self.params.copy_bias != 0.0 || c.bias(0.0) != 0.0)
             .and_then(CopyPrior::continuation)
             .filter(|&t| (t as usize) < logits.len() && !banned.contains(&t));
         let mut token = match (forced, favoured) {

@@ -260,3 +260,28 @@ fn same_seed_same_draws() {
     assert_eq!(xs, ys);
     assert!(xs.iter().collect::<std::collections::BTreeSet<_>>().len() > 5);
 }
+
+#[test]
+fn a_prior_on_the_named_lines_alone_runs_with_no_copy_bias() {
+    // vocab 6; prompt 0 1 2 | 3 4 5 with positions 3..6 named (the line an action edits).
+    let prompt = [0, 1, 2, 3, 4, 5];
+    let prior = || CopyPrior::new(&prompt, &[]).named(&[3..6], 2.0);
+    let mut s = Sampler::new(SamplingParams::greedy()).with_copy_prior(prior());
+    assert!(!s.is_greedy(), "the named bias keeps the prior");
+    // Copying 0 then 1 (off the named line): 2 continues, but gets no bonus.
+    s.sample(&[9.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    s.sample(&[0.0, 9.0, 0.0, 0.0, 0.0, 0.0]);
+    let mut off = s.clone();
+    assert_eq!(off.sample(&[0.0, 0.0, 1.0, 1.5, 0.0, 0.0]), 3);
+    // On the named line: 2 then 3 picked, 4 continues it with 2 nats.
+    let mut on = s;
+    on.sample(&[0.0, 0.0, 9.0, 0.0, 0.0, 0.0]);
+    on.sample(&[0.0, 0.0, 0.0, 9.0, 0.0, 0.0]);
+    assert_eq!(on.sample(&[0.0, 0.0, 0.0, 0.0, 1.0, 2.5]), 4);
+    // A zero named bias and no copy bias: no prior at all.
+    assert!(
+        Sampler::new(SamplingParams::greedy())
+            .with_copy_prior(CopyPrior::new(&prompt, &[]).named(&[3..6], 0.0))
+            .is_greedy()
+    );
+}
