@@ -265,7 +265,7 @@ fn same_seed_same_draws() {
 fn a_prior_on_the_named_lines_alone_runs_with_no_copy_bias() {
     // vocab 6; prompt 0 1 2 | 3 4 5 with positions 3..6 named (the line an action edits).
     let prompt = [0, 1, 2, 3, 4, 5];
-    let prior = || CopyPrior::new(&prompt, &[]).named(&[3..6], 2.0);
+    let prior = || CopyPrior::new(&prompt, &[]).named(std::slice::from_ref(&(3..6)), 2.0);
     let mut s = Sampler::new(SamplingParams::greedy()).with_copy_prior(prior());
     assert!(!s.is_greedy(), "the named bias keeps the prior");
     // Copying 0 then 1 (off the named line): 2 continues, but gets no bonus.
@@ -281,7 +281,7 @@ fn a_prior_on_the_named_lines_alone_runs_with_no_copy_bias() {
     // A zero named bias and no copy bias: no prior at all.
     assert!(
         Sampler::new(SamplingParams::greedy())
-            .with_copy_prior(CopyPrior::new(&prompt, &[]).named(&[3..6], 0.0))
+            .with_copy_prior(CopyPrior::new(&prompt, &[]).named(std::slice::from_ref(&(3..6)), 0.0))
             .is_greedy()
     );
 }
