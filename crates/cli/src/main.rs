@@ -5,6 +5,7 @@ mod backend;
 mod cmd;
 mod display;
 mod endpoint;
+mod model_dir;
 mod paths;
 mod progress;
 mod values;

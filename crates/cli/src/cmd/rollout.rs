@@ -24,8 +24,8 @@ use agentworld_world::{Row, Task, WorldEnv};
 use anyhow::{Context, Result, bail};
 
 use super::eval::pool::{self, HttpArgs};
-use super::simulate::{model_card, prepare_state, prompt_set};
 use crate::backend::{BackendKind, dispatch};
+use crate::model_dir::{model_card, prepare_state, prompt_set};
 use crate::{paths, progress};
 use policy::{EndpointPolicy, Next, next_action};
 use world::{EndpointWorld, LocalWorld, WorldModel};

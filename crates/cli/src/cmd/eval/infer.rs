@@ -83,7 +83,7 @@ pub fn run(args: InferArgs) -> Result<()> {
     // A local model that writes patches: the prediction is the patch applied to the row's
     // current state, the full state the benchmark scores.
     let card = match &args.model {
-        Some(dir) if args.http.endpoint.is_none() => crate::cmd::simulate::model_card(dir)?,
+        Some(dir) if args.http.endpoint.is_none() => crate::model_dir::model_card(dir)?,
         _ => None,
     };
     let bar = progress::bar(pending.len() as u64, "inferring");
