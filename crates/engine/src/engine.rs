@@ -356,6 +356,9 @@ impl<B: Backend> Engine<B> {
             prior = prior
                 .named(&m.named, bias)
                 .line_breaks(self.line_break_ids());
+            if m.edits_named {
+                prior = prior.edits_named();
+            }
         }
         if let (Some(m), Some(sources)) = (marks, sources) {
             // The copy ends with the state; what the model writes after it is guarded.
@@ -464,6 +467,7 @@ fn without_positions(prompt: &[u32], marks: &PromptMarks) -> (Vec<u32>, PromptMa
         sources: marks.sources.as_deref().map(ranges),
         then: marks.then.clone(),
         inserted: Vec::new(),
+        edits_named: marks.edits_named,
     };
     (kept, moved)
 }
@@ -481,11 +485,13 @@ mod marker_tests {
             sources: Some(vec![0..4, 4..7]),
             then: vec![5],
             inserted: vec![2, 5],
+            edits_named: true,
         };
         let (kept, moved) = without_positions(&prompt, &marks);
         assert_eq!(kept, [10, 11, 12, 13, 14]);
         assert_eq!(moved.named, [2..4, 4..5], "each line keeps its own tokens");
         assert_eq!(moved.sources, Some(vec![0..3, 3..5]));
         assert_eq!((moved.then, moved.inserted), (vec![5], vec![]));
+        assert!(moved.edits_named);
     }
 }

@@ -365,4 +365,40 @@ mod tests {
         );
         assert!(marked_prompt(Some(&on), PROMPT, Some(Domain::Os)).is_none());
     }
+
+    #[test]
+    fn a_patch_form_domain_names_the_typed_text_and_edits_its_named_lines() {
+        let tokenizer = demo_tokenizer();
+        let fill = PROMPT.replace("click('14')", "fill('13', 'Ada Lovelace')");
+        let named_text = |card: &crate::ModelCard| {
+            let (ids, marks) =
+                encode_prompt_marks(&tokenizer, Some(card), &fill, None, NamedBias::Nats(2.0))
+                    .unwrap();
+            let texts: Vec<String> = marks
+                .named
+                .iter()
+                .map(|r| tokenizer.decode(&ids[r.clone()], false).unwrap())
+                .collect();
+            (texts, marks.edits_named)
+        };
+        let mut patch = card(&[]);
+        patch.observation_form_by_domain = [(
+            "web".to_string(),
+            agentworld_world::diff::ObservationForm::Patch,
+        )]
+        .into();
+        let (texts, edits) = named_text(&patch);
+        assert!(edits, "a patch edits its named lines");
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(
+            texts[0].contains("Ada Lovelace"),
+            "the action's typed text: {texts:?}"
+        );
+        assert!(texts[1].contains("[13] textbox 'Name'"), "{texts:?}");
+        // A whole-state domain: the element's line alone, copied as it is where unchanged.
+        let (texts, edits) = named_text(&card(&[]));
+        assert!(!edits);
+        assert_eq!(texts.len(), 1, "{texts:?}");
+        assert!(texts[0].contains("[13] textbox 'Name'"), "{texts:?}");
+    }
 }

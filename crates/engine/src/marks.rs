@@ -11,7 +11,9 @@ use crate::error::Result;
 /// Made by [`encode_prompt_marks`]; the default marks nothing.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PromptMarks {
-    /// Token ranges of the prompt (`[start, end)`) holding the lines the action names.
+    /// Token ranges of the prompt (`[start, end)`) holding the lines the action names and,
+    /// where the domain's observations are patches, the text the action types
+    /// (`agentworld_world::action::typed_in_prompt`).
     pub named: Vec<std::ops::Range<usize>>,
     /// The bonus (nats) for the copy's continuation on [`Self::named`], in place of
     /// `copy_bias` (the card's `named_copy_bias_by_domain`); `None`: those lines are copied
@@ -30,6 +32,10 @@ pub struct PromptMarks {
     /// the model alone (the card's `line_marker_by_domain`): the copy prior and the loop
     /// guard read the prompt without them, so a marked line is copied as if unmarked.
     pub inserted: Vec<usize>,
+    /// The output edits the named lines and does not write one back unchanged: the domain's
+    /// observations are patches (the card's `observation_form_by_domain`;
+    /// [`agentworld_model::sampling::CopyPrior::edits_named`]).
+    pub edits_named: bool,
 }
 
 /// Which bonus [`encode_prompt_marks`] gives the lines an action names.
@@ -137,6 +143,8 @@ fn encode_marks(
         NamedBias::Off => None,
         NamedBias::Nats(b) => Some(b),
     };
+    let patch =
+        card.observation_form_for(Some(d)) == agentworld_world::diff::ObservationForm::Patch;
     // Offsets below are in the text the model reads (markers included).
     let marked = marked_prompt(Some(card), text, Some(domain));
     let map = |r: std::ops::Range<usize>| match &marked {
@@ -145,10 +153,15 @@ fn encode_marks(
     };
     let model_text = marked.as_ref().map_or(text, |m| m.text.as_str());
     let named: Vec<std::ops::Range<usize>> = match (named_bias, card.state_formats.get(d)) {
-        (Some(_), Some(format)) => action::named_in_prompt(text, domain, format)
-            .into_iter()
-            .map(map)
-            .collect(),
+        (Some(_), Some(format)) => {
+            let mut named = action::named_in_prompt(text, domain, format);
+            if patch && !named.is_empty() {
+                // What a patch's edited line gains is most often the typed text: it is
+                // copied from the action under the same bias.
+                named.extend(action::typed_in_prompt(text, domain));
+            }
+            named.into_iter().map(map).collect()
+        }
         _ => Vec::new(),
     };
     let sources = card.copies_state_only(d).then(|| {
@@ -180,6 +193,7 @@ fn encode_marks(
         sources: None,
         then: Vec::new(),
         inserted,
+        edits_named: patch,
     };
     match sources {
         None => {}

@@ -32,7 +32,7 @@ pub use android::{AndroidAction, Target};
 pub use in_prompt::{CopySources, PromptState, copy_sources_in_prompt, state_in_prompt};
 pub use named::{
     MarkedPrompt, TARGET_LEAD, mark_named_in_prompt, named_in_prompt, named_lines, named_nodes,
-    target_lead,
+    target_lead, typed_in_prompt, typed_text,
 };
 pub use os::{OsAction, OsStep};
 pub use terminal::{Keystrokes, TerminalAction};

@@ -257,6 +257,9 @@ impl Sampler {
         if let Some((t, true)) = self.once {
             banned.push(t);
         }
+        if let Some(copy) = &self.copy {
+            banned.extend_from_slice(copy.banned(logits));
+        }
         let guarded;
         let logits = if banned.is_empty() {
             logits

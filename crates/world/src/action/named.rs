@@ -9,6 +9,7 @@
 
 use std::ops::Range;
 
+use super::pycall::PyValue;
 use super::{Action, AndroidAction, AndroidForm, OsAction, OsStep, Target, parse_action};
 use crate::Domain;
 use crate::state::{KeyKind, StateNode, StateTree};
@@ -133,6 +134,72 @@ pub fn named_in_prompt(prompt: &str, domain: Domain, format: &str) -> Vec<Range<
         .into_iter()
         .map(|r| r.start + start..r.end + start)
         .collect()
+}
+
+/// The text an action types into the state: the value of a web `fill`, `type`,
+/// `keyboard_type`, `keyboard_insert_text` or `select_option`, an Android `type`'s text, the
+/// string of an OS `typewrite` or `write`. It is what a changed line most often gains (a
+/// field's `value='…'`), copied from the action instead of from the state. Empty for an
+/// action that types nothing.
+pub fn typed_text(action: &Action) -> Vec<String> {
+    fn strings(v: &PyValue, out: &mut Vec<String>) {
+        match v {
+            PyValue::Str(s) if !s.is_empty() => out.push(s.clone()),
+            PyValue::List(items) => items.iter().for_each(|i| strings(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match action {
+        Action::Web(a)
+            if matches!(
+                a.name.as_str(),
+                "fill" | "type" | "keyboard_type" | "keyboard_insert_text" | "select_option"
+            ) =>
+        {
+            for (k, v) in &a.args {
+                if matches!(k.as_str(), "value" | "text" | "options") {
+                    strings(v, &mut out);
+                }
+            }
+        }
+        Action::Android(AndroidForm::Ui(AndroidAction::Type { text, .. })) if !text.is_empty() => {
+            out.push(text.clone())
+        }
+        Action::Os(OsAction::Code(steps)) => {
+            for step in steps {
+                if let OsStep::Call { name, args } = step
+                    && matches!(name.as_str(), "typewrite" | "write")
+                {
+                    args.iter().for_each(|(_, v)| strings(v, &mut out));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Byte ranges of a rendered world-model prompt holding the text its last action types
+/// ([`typed_text`]), each found in the action's own text (the last occurrence, so that a
+/// value equal to the bid before it is not taken for it). Empty when the prompt has no
+/// action, it cannot be read, or it types nothing.
+pub fn typed_in_prompt(prompt: &str, domain: Domain) -> Vec<Range<usize>> {
+    let Some(found) = super::state_in_prompt(prompt) else {
+        return Vec::new();
+    };
+    let text = &prompt[found.action.clone()];
+    let Ok(action) = parse_action(domain, text) else {
+        return Vec::new();
+    };
+    let mut ranges: Vec<Range<usize>> = typed_text(&action)
+        .iter()
+        .filter_map(|t| text.rfind(t.as_str()).map(|i| i..i + t.len()))
+        .map(|r| r.start + found.action.start..r.end + found.action.start)
+        .collect();
+    ranges.sort_by_key(|r| r.start);
+    ranges.dedup();
+    ranges
 }
 
 /// A rendered world-model prompt with a marker at the start of each line the action names
@@ -315,6 +382,52 @@ mod tests {
             "in the observation"
         );
         assert!(named_in_prompt("no turn here", Domain::Web, "axtree").is_empty());
+    }
+
+    #[test]
+    fn the_typed_text_is_found_in_the_action_not_in_the_state() {
+        let typed = |action: &str| {
+            let turn = crate::messages::turn_prompt(1, action, Some(PAGE));
+            let prompt = format!("<|im_start|>user\n{turn}<|im_end|>\n");
+            let ranges = typed_in_prompt(&prompt, Domain::Web);
+            let action_at = prompt.find(action).unwrap();
+            for r in &ranges {
+                assert!(
+                    r.start >= action_at && r.end <= action_at + action.len(),
+                    "{action}"
+                );
+            }
+            ranges
+                .into_iter()
+                .map(|r| prompt[r].to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(typed("fill('18', 'Ada Lovelace')"), ["Ada Lovelace"]);
+        // The value equals the bid: the value's place, not the bid's.
+        let turn = crate::messages::turn_prompt(1, "fill('18', '18')", Some(PAGE));
+        let prompt = format!("<|im_start|>user\n{turn}<|im_end|>\n");
+        let r = &typed_in_prompt(&prompt, Domain::Web)[0];
+        assert_eq!(&prompt[r.start - 1..r.end + 1], "'18'");
+        assert_eq!(&prompt[r.start - 7..r.start], "'18', '");
+        assert_eq!(typed("select_option('12', '19:00')"), ["19:00"]);
+        assert_eq!(typed("keyboard_type('Ada')"), ["Ada"]);
+        assert!(typed("click('19')").is_empty(), "a click types nothing");
+        assert!(
+            typed("send_msg_to_user('done')").is_empty(),
+            "nothing typed into the page"
+        );
+        let android = crate::messages::turn_prompt(
+            1,
+            r##"{"action": "type", "target": "#search", "text": "bluetooth"}"##,
+            Some("FrameLayout [0,0][1080,2400]\n  EditText #search [0,0][1080,200]\n"),
+        );
+        let prompt = format!("<|im_start|>user\n{android}<|im_end|>\n");
+        let found: Vec<&str> = typed_in_prompt(&prompt, Domain::Android)
+            .into_iter()
+            .map(|r| &prompt[r])
+            .collect();
+        assert_eq!(found, ["bluetooth"]);
+        assert!(typed_in_prompt("no turn here", Domain::Web).is_empty());
     }
 
     #[test]

@@ -137,6 +137,58 @@ fn an_edit_on_a_named_line_resumes_the_copy_after_that_line() {
     assert_eq!(two.bias(15.0), 0.0, "still named");
 }
 
+#[test]
+fn a_patch_does_not_end_a_named_line_it_copied_unchanged() {
+    // 5 is the newline token (6 another token that breaks a line); 7 the stop token.
+    let prompt = [10, 11, 5, 20, 21, 22, 5, 30, 31, 5, 7];
+    let prior = || {
+        CopyPrior::new(&prompt, &[7])
+            .named(std::slice::from_ref(&(3..7)), 2.0)
+            .line_breaks(&[5, 6])
+            .edits_named()
+    };
+    // Unsure logits over a vocabulary of 40: the breaks hold little of the probability.
+    let unsure = vec![0.0f32; 40];
+    let mut p = prior();
+    for t in [5, 20, 21] {
+        p.push(t);
+        assert!(p.banned(&unsure).is_empty(), "mid-line: nothing banned");
+    }
+    p.push(22);
+    assert_eq!(p.continuation(), None, "the break is not favoured");
+    assert_eq!(
+        p.banned(&unsure),
+        [5, 6],
+        "every token that breaks the line"
+    );
+    // The model sure of the break (a place to insert after): it may end the line.
+    let mut sure = vec![0.0f32; 40];
+    sure[5] = 10.0;
+    assert!(p.banned(&sure).is_empty());
+    // Once the line is edited, it may end.
+    let mut edited = prior();
+    for t in [5, 20, 23, 22] {
+        edited.push(t);
+    }
+    assert!(edited.banned(&unsure).is_empty());
+    // A line that is not named may be copied unchanged.
+    let mut other = prior();
+    for t in [30, 31] {
+        other.push(t);
+    }
+    assert!(other.banned(&unsure).is_empty());
+    assert_eq!(other.continuation(), Some(5));
+    // Without `edits_named` (a whole-state model) the named line ends as copied.
+    let mut full = CopyPrior::new(&prompt, &[7])
+        .named(std::slice::from_ref(&(3..7)), 2.0)
+        .line_breaks(&[5, 6]);
+    for t in [5, 20, 21, 22] {
+        full.push(t);
+    }
+    assert!(full.banned(&unsure).is_empty());
+    assert_eq!(full.continuation(), Some(5));
+}
+
 /// A copy lost for a few tokens resumes near where it was, not at the latest match: a
 /// tree repeats short token runs on many lines, and the latest one is near the state's end.
 #[test]
