@@ -10,7 +10,7 @@ use std::net::TcpListener;
 /// card's prompt, generation, extraction and parsing back into a tree. An overwhelming copy
 /// prior makes the prediction the current state copied, so the tree checked here does not hang
 /// on what the model has learnt: at the card's own 15 nats the shipped model loses this
-/// screen's copy on line 33 (README, "The demo model"), and `--json` then reports the parse
+/// screen's copy on line 33 (docs/demo-model.md), and `--json` then reports the parse
 /// error, checked below.
 #[test]
 fn simulate_android_with_the_demo_model_returns_a_parsed_tree() {

@@ -355,31 +355,18 @@ impl OnBackend for &Request {
                     .map(|c| c.copy_bias_for(Some(self.domain.as_str()))))
                 .unwrap_or(0.0),
         };
-        let mut named_note = match marks.named_bias {
-            Some(b) if !marks.named.is_empty() => format!(", {b} on the lines the action names"),
-            _ => String::new(),
-        };
-        if marks.sources.as_ref().is_some_and(|s| !s.is_empty()) {
-            named_note.push_str(", held to the current state");
-            if !marks.then.is_empty() {
-                named_note.push_str(" then the echoed command");
-            }
-        }
-        let copy_prior = if marks.sources.as_ref().is_some_and(Vec::is_empty) {
-            "; no copy prior (no current state found to copy)".to_string()
-        } else if sampling.copy_bias > 0.0 {
-            let gate = self
-                .card
-                .as_ref()
-                .and_then(|c| c.copy_confidence)
-                .map(|p| format!(", gated at top-token probability {p}"))
-                .unwrap_or_default();
-            format!(
-                "; copy prior {} nats{named_note}{gate} (--copy-bias 0 turns it off)",
-                sampling.copy_bias
-            )
+        // The first screen a user reads: plain words; `--help` explains the knobs.
+        let how = if sampling.temperature > 0.0 {
+            format!("sampled at temperature {}", sampling.temperature)
         } else {
-            String::new()
+            "greedy".to_string()
+        };
+        let copy_prior = if marks.sources.as_ref().is_some_and(Vec::is_empty) {
+            format!("; decoding: {how} (no current state found to copy)")
+        } else if sampling.copy_bias > 0.0 || marks.named_bias.is_some_and(|b| b != 0.0) {
+            format!("; decoding: {how}, favouring a copy of the current state (see --copy-bias)")
+        } else {
+            format!("; decoding: {how}")
         };
         eprintln!(
             "prompt: {} tokens; model: {}{copy_prior}",

@@ -90,7 +90,7 @@ pub struct DemoRecipe {
     /// training states growing from 8–32 to 64–256 tokens (the default: 500 steps). Random
     /// tokens: jumping from 32 to 256 tokens at once put the copy loss back at chance;
     /// doubling kept it below chance up to 512 tokens, but left the world-model rows less
-    /// often well-formed (README, "The demo model").
+    /// often well-formed (docs/demo-model.md).
     #[serde(default)]
     pub copy_stages: Vec<CopyStage>,
     /// Model shape (`config.json` fields).
@@ -130,7 +130,7 @@ pub struct DemoRecipe {
     /// The copy prior the model is decoded with ([`SamplingParams::copy_bias`], 0: plain
     /// greedy): written into the card, and used by the probe and the final evaluation. 15
     /// nats by default (others per domain: [`Self::copy_bias_by_domain`]): the values that
-    /// scored best on held-out rows 150–165 of each domain (README, "The copy prior").
+    /// scored best on held-out rows 150–165 of each domain (docs/demo-model-research-log.md, the copy prior).
     ///
     /// [`SamplingParams::copy_bias`]: agentworld_model::sampling::SamplingParams::copy_bias
     #[serde(default)]
@@ -143,21 +143,21 @@ pub struct DemoRecipe {
     /// The card's `copy_sources_by_domain`: per domain, what the copy prior copies from
     /// ([`CopyFrom`]). Terminal screens copy their current state only, then the echoed
     /// command, by default (held-out terminal rows 100–149: line F1 0.790 with no prior,
-    /// 0.856 at 15 nats held to the screen; README, "The demo model").
+    /// 0.856 at 15 nats held to the screen; docs/demo-model.md).
     #[serde(default)]
     pub copy_sources_by_domain: BTreeMap<String, CopyFrom>,
     /// The card's `copy_confidence`: below this probability of its own top token, the model
     /// is not weighed against the copy prior's continuation, which is picked outright
     /// ([`agentworld_model::sampling::CopyPrior::outright_below`]; `None`: always weighed).
     /// 0.5 by default, with the 4-nat Android bonus: chosen on held-out rows 100–149 of each
-    /// domain (README, "The copy prior").
+    /// domain (docs/demo-model-research-log.md, the copy prior).
     #[serde(default)]
     pub copy_confidence: Option<f32>,
     /// The card's `loop_guard`: where no copy prior runs, or after a copy held to the state
     /// (terminal screens), no span of this many tokens is written more often than the prompt
     /// holds it
     /// ([`agentworld_model::sampling::LoopGuard`]; `None`: no guard). 8 by default: chosen
-    /// among 4, 6, 8, 16 and 32 on held-out terminal rows 100–149 (README, "The demo model").
+    /// among 4, 6, 8, 16 and 32 on held-out terminal rows 100–149 (docs/demo-model.md).
     #[serde(default)]
     pub loop_guard: Option<usize>,
     /// Held-out rows evaluated per domain.
