@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod device;
 pub mod dtype;
 pub mod error;
 mod init;
@@ -15,6 +16,7 @@ pub mod sampling;
 
 pub use cache::{DeltaNetState, KvCache, LayerCache, ModelCache};
 pub use config::{LayerType, ParamCounts, Qwen35MoeConfig};
+pub use device::DeviceKind;
 pub use dtype::{LoadOptions, Quantize, WeightDtype};
 pub use error::{ModelError, Result};
 pub use init::{INITIALIZER_RANGE, InitOptions};

@@ -70,8 +70,8 @@ pub(crate) struct Load {
 /// The memory `B`'s device has, bytes, where it can be found: the GPU's total from
 /// `nvidia-smi` on CUDA, `MemAvailable` of /proc/meminfo on the CPU.
 fn device_memory<B: burn::tensor::backend::Backend>(device: &B::Device) -> Option<f64> {
-    let name = B::name(device).to_lowercase();
-    if name.contains("cuda") {
+    let kind = agentworld_model::DeviceKind::of::<B>(device);
+    if kind == agentworld_model::DeviceKind::Cuda {
         let out = std::process::Command::new("nvidia-smi")
             .args(["--query-gpu=memory.total", "--format=csv,noheader,nounits"])
             .output()
@@ -83,7 +83,7 @@ fn device_memory<B: burn::tensor::backend::Backend>(device: &B::Device) -> Optio
             .parse()
             .ok()?;
         Some(mib * 1024.0 * 1024.0)
-    } else if agentworld_model::kernels::is_host::<B>() {
+    } else if kind.is_host() {
         let info = std::fs::read_to_string("/proc/meminfo").ok()?;
         let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
         let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;

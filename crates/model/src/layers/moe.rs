@@ -45,8 +45,7 @@ pub enum Strategy {
 /// so that the sampled token stays the only read-back of a step; prefill (more pairs than
 /// experts) groups. In wasm a synchronous read-back is impossible, so prefill runs dense.
 pub fn strategy<B: Backend>(pairs: usize, experts: usize, device: &B::Device) -> Strategy {
-    let name = B::name(device).to_lowercase();
-    let host = name.contains("flex") || name.contains("ndarray");
+    let host = crate::DeviceKind::of::<B>(device).is_host();
     if cfg!(target_family = "wasm") {
         if pairs <= experts {
             Strategy::Gathered

@@ -41,10 +41,7 @@ pub(super) struct Job {
 impl OnBackend for Job {
     type Output = Figures;
     fn run<B: Backend>(self, device: B::Device) -> Result<Figures> {
-        let host = {
-            let name = B::name(&device).to_lowercase();
-            name.contains("flex") || name.contains("ndarray")
-        };
+        let host = agentworld_model::DeviceKind::of::<B>(&device).is_host();
         let rss_before = proc_status_bytes("VmRSS");
         let peak_reset = reset_peak_rss();
         let started = Instant::now();
@@ -217,7 +214,7 @@ fn reset_peak_rss() -> bool {
 /// 64 MiB elsewhere, under every wgpu adapter's buffer limit (lavapipe refuses 256 MiB).
 fn device_copy_bandwidth<B: Backend>(device: &B::Device) -> Result<f64> {
     const PASSES: usize = 16;
-    let cuda = B::name(device).to_lowercase().contains("cuda");
+    let cuda = agentworld_model::DeviceKind::of::<B>(device) == agentworld_model::DeviceKind::Cuda;
     let n = if cuda { 1usize << 28 } else { 1usize << 24 };
     let x = Tensor::<B, 1>::ones([n], device);
     let sync = |t: Tensor<B, 1>| -> Result<()> {
