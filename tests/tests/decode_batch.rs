@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
+use agentworld_engine::sampling::SamplingParams;
 use agentworld_engine::{DecodeBatch, Engine, GenerateParams};
-use agentworld_model::sampling::SamplingParams;
 use agentworld_tests::demo_model;
 use agentworld_train::dataset::prompt_text;
 use agentworld_world::row::read_jsonl_file;

@@ -1,8 +1,8 @@
 //! The shipped demo model, end to end through the library crates: load, prompt as the
 //! benchmark's infer step, generate, extract and parse the observation.
 
+use agentworld_engine::sampling::SamplingParams;
 use agentworld_engine::{Engine, GenerateParams};
-use agentworld_model::sampling::SamplingParams;
 use agentworld_tests::demo_model;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_train::dataset::prompt_text;

@@ -15,7 +15,7 @@
 //!
 //! Prefill is not chunked: a long prompt delays the running sequences by its prefill time.
 
-use agentworld_model::sampling::Sampler;
+use crate::sampling::Sampler;
 use agentworld_model::{ModelCache, TokenBatch};
 use agentworld_text::DecodeStream;
 use burn::tensor::backend::Backend;

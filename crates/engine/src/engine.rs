@@ -2,8 +2,8 @@
 
 use std::ops::Range;
 
+use crate::sampling::{CopyPrior, LoopGuard, Sampler, SamplingParams};
 use agentworld_model::loader::{self, LayoutReport};
-use agentworld_model::sampling::{CopyPrior, LoopGuard, Sampler, SamplingParams};
 use agentworld_model::{Checkpoint, LoadOptions, Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::observation::{OBSERVATION_CLOSE, OBSERVATION_OPEN};
 use agentworld_text::{ChatTemplate, GenerationConfig, RenderOptions, Tokenizer};

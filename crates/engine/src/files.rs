@@ -29,7 +29,7 @@ pub struct ModelCard {
     pub prompts_dir: Option<String>,
     /// Sensible `max_tokens` for one observation.
     pub max_new_tokens: Option<usize>,
-    /// The copy prior ([`agentworld_model::sampling::SamplingParams::copy_bias`]) this model
+    /// The copy prior ([`crate::sampling::SamplingParams::copy_bias`]) this model
     /// is decoded with when the caller sets none: a logit bonus, in nats, for the token that
     /// continues the span of the prompt being copied.
     pub copy_bias: Option<f32>,
@@ -39,16 +39,16 @@ pub struct ModelCard {
     pub copy_bias_by_domain: BTreeMap<String, f32>,
     /// Probability the model's own top token needs to be weighed against the copy prior's
     /// continuation; below it the continuation is picked outright
-    /// ([`agentworld_model::sampling::CopyPrior::outright_below`]). Unset: always weighed
+    /// ([`crate::sampling::CopyPrior::outright_below`]). Unset: always weighed
     /// (a plain bonus). Applies wherever a copy prior is on.
     pub copy_confidence: Option<f32>,
     /// Most tokens this model's reasoning (`<think>` … `</think>`) is given before `</think>`
-    /// is written for it ([`agentworld_model::sampling::Sampler::with_thinking_budget`]);
+    /// is written for it ([`crate::sampling::Sampler::with_thinking_budget`]);
     /// unset: no limit. A small model's reasoning can loop until `max_tokens`, leaving no
     /// observation at all.
     pub thinking_budget: Option<usize>,
     /// Span (tokens) of the loop guard an output decoded without a copy prior is generated
-    /// with after its reasoning ([`agentworld_model::sampling::LoopGuard`]): no span of this
+    /// with after its reasoning ([`crate::sampling::LoopGuard`]): no span of this
     /// many tokens is written more often than the prompt holds it. Unset: no guard. Where a
     /// copy prior runs it does not apply: the prior never favours a prompt position twice,
     /// and on the demo model's Android trees the guard cost node F1 (0.933 → 0.917 on held-out
@@ -57,7 +57,7 @@ pub struct ModelCard {
     /// Per domain, the copy prior (nats) on the lines of the state the action names (the
     /// element it acts on, `agentworld_world::action::named_lines`), in place of the
     /// domain's [`Self::copy_bias_for`] there
-    /// ([`agentworld_model::sampling::CopyPrior::named`]). A domain not listed: those lines
+    /// ([`crate::sampling::CopyPrior::named`]). A domain not listed: those lines
     /// are copied as firmly as the rest. Read through [`Self::named_copy_bias_for`].
     pub named_copy_bias_by_domain: BTreeMap<String, f32>,
     /// Per domain, what the copy prior may copy from ([`CopyFrom`]); a domain not listed:
@@ -142,7 +142,7 @@ pub enum CopyFrom {
     /// a lost copy finds its place again wherever it matches.
     Prompt,
     /// The current state only, to its end, then the command the shell echoes
-    /// ([`agentworld_model::sampling::CopyPrior::sources`]): a terminal screen only grows, so
+    /// ([`crate::sampling::CopyPrior::sources`]): a terminal screen only grows, so
     /// the next one starts as the old one copied whole, and what follows is new.
     State,
 }

@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
+use crate::sampling::{Sampler, SamplingParams};
 use agentworld_model::TokenBatch;
-use agentworld_model::sampling::{Sampler, SamplingParams};
 use burn::tensor::Tensor;
 use burn::tensor::backend::Backend;
 

@@ -4,7 +4,7 @@
 //! The arithmetic is [`Engine::generate`]'s for one prompt; no clock is read (wasm32 has none),
 //! so the timings of the returned [`Generation`] are 0.
 
-use agentworld_model::sampling::Sampler;
+use crate::sampling::Sampler;
 use agentworld_model::{Routing, TokenBatch};
 use burn::tensor::Tensor;
 use burn::tensor::backend::Backend;

@@ -8,6 +8,7 @@ pub mod files;
 pub mod generate;
 mod generate_async;
 pub mod marks;
+pub mod sampling;
 
 pub use batch::{DecodeBatch, SequenceEvent};
 pub use engine::Engine;
@@ -18,3 +19,4 @@ pub use generate::{
     marked_prompt, thinking_lead,
 };
 pub use generate_async::TokenRouting;
+pub use sampling::{Sampler, SamplingParams};

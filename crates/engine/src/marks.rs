@@ -6,8 +6,8 @@
 use crate::error::Result;
 
 /// Where in a prompt's tokens the copy prior copies from, and how firmly: the lines of the
-/// current state that its action names ([`agentworld_model::sampling::CopyPrior::named`]) and
-/// the state itself with what continues it ([`agentworld_model::sampling::CopyPrior::sources`]).
+/// current state that its action names ([`crate::sampling::CopyPrior::named`]) and
+/// the state itself with what continues it ([`crate::sampling::CopyPrior::sources`]).
 /// Made by [`encode_prompt_marks`]; the default marks nothing.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PromptMarks {
@@ -34,7 +34,7 @@ pub struct PromptMarks {
     pub inserted: Vec<usize>,
     /// The output edits the named lines and does not write one back unchanged: the domain's
     /// observations are patches (the card's `observation_form_by_domain`;
-    /// [`agentworld_model::sampling::CopyPrior::edits_named`]).
+    /// [`crate::sampling::CopyPrior::edits_named`]).
     pub edits_named: bool,
 }
 

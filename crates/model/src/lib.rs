@@ -12,7 +12,6 @@ pub mod layers;
 pub mod loader;
 pub mod memory;
 pub mod model;
-pub mod sampling;
 
 pub use cache::{DeltaNetState, KvCache, LayerCache, ModelCache};
 pub use config::{LayerType, ParamCounts, Qwen35MoeConfig};
@@ -23,7 +22,6 @@ pub use init::{INITIALIZER_RANGE, InitOptions};
 pub use layers::moe::Routing;
 pub use loader::{Checkpoint, ExpertLayout, LayoutReport, load_model, load_model_with};
 pub use model::{Qwen35Moe, TokenBatch};
-pub use sampling::{Sampler, SamplingParams};
 
 /// Backend of the unit tests: burn-flex on the CPU, f32.
 #[cfg(test)]

@@ -144,8 +144,15 @@ fn assert_close(what: &str, ours: &[Vec<f32>], reference: &[Vec<f32>], tolerance
     );
 }
 
+/// The first index of the largest logit (the engine's greedy pick).
 fn argmax(v: &[f32]) -> u32 {
-    agentworld_model::sampling::argmax(v)
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if x > v[best] {
+            best = i;
+        }
+    }
+    best as u32
 }
 
 fn check_layout(layout: &str) {

@@ -3,8 +3,8 @@
 
 use std::hash::{BuildHasher, RandomState};
 
+use agentworld_engine::sampling::SamplingParams;
 use agentworld_engine::{GenerateParams, NamedBias, PromptMarks};
-use agentworld_model::sampling::SamplingParams;
 use agentworld_world::Domain;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -87,7 +87,7 @@ pub struct Knobs {
     /// `top_k` (`-1` or `0`: off).
     pub top_k: Option<i64>,
     /// `copy_bias` (our extension, as vLLM adds `top_k`): the copy prior's logit bonus in nats
-    /// ([`agentworld_model::sampling::SamplingParams::copy_bias`]); unset takes the model
+    /// ([`agentworld_engine::sampling::SamplingParams::copy_bias`]); unset takes the model
     /// card's, `0` turns it off.
     pub copy_bias: Option<f64>,
     /// `seed`.

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use agentworld_engine::Engine;
+use agentworld_engine::sampling::CopyPrior;
 use agentworld_model::TokenBatch;
-use agentworld_model::sampling::CopyPrior;
 use agentworld_text::{ChatTemplate, Tokenizer};
 use agentworld_train::dataset::build_examples;
 use agentworld_train::eval::rows_of_each_domain;
@@ -103,7 +103,7 @@ fn main() -> anyhow::Result<()> {
             let truth = e.ids[t + 1];
             let row = &lp[k * vocab..(k + 1) * vocab];
             if let Some(c) = prior.continuation() {
-                let top = agentworld_model::sampling::argmax(row);
+                let top = agentworld_engine::sampling::argmax(row);
                 points.push(Point {
                     copy: c == truth,
                     margin: row[top as usize] - row[c as usize],

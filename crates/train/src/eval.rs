@@ -21,8 +21,8 @@
 
 use std::ops::Range;
 
+use agentworld_engine::sampling::SamplingParams;
 use agentworld_engine::{Engine, GenerateParams, NamedBias, PromptMarks, encode_prompt_marks};
-use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_world::diff::{ObservationForm, apply_patch, line_f1, node_f1};
 use agentworld_world::state::Registry;

@@ -144,7 +144,7 @@ impl OnBackend for Job<'_> {
         let mut last = model.forward_last(&TokenBatch::single(prompt.clone()), Some(&mut cache))?;
         let mut greedy = Vec::new();
         for _ in 0..self.reference.greedy.len() {
-            let tok = agentworld_model::sampling::argmax(&rows(last)?[0]);
+            let tok = agentworld_engine::sampling::argmax(&rows(last)?[0]);
             greedy.push(tok);
             last = model.forward_last(&TokenBatch::single(vec![tok]), Some(&mut cache))?;
         }

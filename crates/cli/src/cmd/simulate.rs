@@ -5,8 +5,8 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use agentworld_engine::sampling::SamplingParams;
 use agentworld_engine::{GenerateParams, ModelCard, NamedBias, encode_prompt_marks};
-use agentworld_model::sampling::SamplingParams;
 use agentworld_text::observation::{extract_observation, is_well_formed};
 use agentworld_world::action::{Action, check_targets, parse_action};
 use agentworld_world::diff::{ObservationForm, apply_patch};

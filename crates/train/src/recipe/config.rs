@@ -132,7 +132,7 @@ pub struct DemoRecipe {
     /// nats by default (others per domain: [`Self::copy_bias_by_domain`]): the values that
     /// scored best on held-out rows 150–165 of each domain (docs/demo-model-research-log.md, the copy prior).
     ///
-    /// [`SamplingParams::copy_bias`]: agentworld_model::sampling::SamplingParams::copy_bias
+    /// [`SamplingParams::copy_bias`]: agentworld_engine::sampling::SamplingParams::copy_bias
     #[serde(default)]
     pub copy_bias: f32,
     /// Per domain, a copy prior in place of [`Self::copy_bias`] ([`Self::copy_bias_for`]).
@@ -148,7 +148,7 @@ pub struct DemoRecipe {
     pub copy_sources_by_domain: BTreeMap<String, CopyFrom>,
     /// The card's `copy_confidence`: below this probability of its own top token, the model
     /// is not weighed against the copy prior's continuation, which is picked outright
-    /// ([`agentworld_model::sampling::CopyPrior::outright_below`]; `None`: always weighed).
+    /// ([`agentworld_engine::sampling::CopyPrior::outright_below`]; `None`: always weighed).
     /// 0.5 by default, with the 4-nat Android bonus: chosen on held-out rows 100–149 of each
     /// domain (docs/demo-model-research-log.md, the copy prior).
     #[serde(default)]
@@ -156,7 +156,7 @@ pub struct DemoRecipe {
     /// The card's `loop_guard`: where no copy prior runs, or after a copy held to the state
     /// (terminal screens), no span of this many tokens is written more often than the prompt
     /// holds it
-    /// ([`agentworld_model::sampling::LoopGuard`]; `None`: no guard). 8 by default: chosen
+    /// ([`agentworld_engine::sampling::LoopGuard`]; `None`: no guard). 8 by default: chosen
     /// among 4, 6, 8, 16 and 32 on held-out terminal rows 100–149 (docs/demo-model.md).
     #[serde(default)]
     pub loop_guard: Option<usize>,

@@ -4,7 +4,7 @@
 //! A world model's next state starts, in most rows, as its current state copied: a GUI tree
 //! with a few lines edited, a terminal screen that only grows (the old screen, then the command
 //! the shell echoes, then what the command prints). The copy prior
-//! (`agentworld_model::sampling::CopyPrior::sources`) follows the state found here and nothing
+//! (`agentworld_engine::sampling::CopyPrior::sources`) follows the state found here and nothing
 //! else in the prompt. Nothing here predicts the next state: these are only the places a copy
 //! comes from.
 //!

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use agentworld_engine::GenerateParams;
-use agentworld_model::sampling::SamplingParams;
+use agentworld_engine::sampling::SamplingParams;
 use agentworld_world::Message;
 use agentworld_world::bench::Inference;
 use anyhow::{Context, Result};

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use agentworld_engine::GenerateParams;
-use agentworld_model::sampling::SamplingParams;
+use agentworld_engine::sampling::SamplingParams;
 use agentworld_serve::EngineHandle;
 use agentworld_serve::scheduler::JobEvent;
 use agentworld_text::RenderOptions;
