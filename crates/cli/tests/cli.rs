@@ -516,3 +516,49 @@ fn simulate_shows_what_an_endpoint_said_when_it_refuses() {
         "{e}"
     );
 }
+
+/// With stdout and stderr joined into one stream (`2>&1` into a file or a pipe), the banner,
+/// the reasoning, the header, the predicted state and the closing rule come out in that
+/// order: stdout is flushed before anything more goes to stderr.
+#[test]
+fn the_header_and_the_state_come_out_in_order_on_one_stream() {
+    let (mut reader, writer) = std::io::pipe().expect("a pipe");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agentworld"))
+        .args([
+            "simulate",
+            "--domain",
+            "web",
+            "--state",
+            "examples/web/newsletter_axtree.txt",
+            "--action",
+            "fill('13', 'Grace Hopper')",
+        ])
+        .current_dir(common::repo())
+        .stdout(writer.try_clone().expect("a second end"))
+        .stderr(writer)
+        .spawn()
+        .expect("the binary runs");
+    let mut joined = String::new();
+    reader
+        .read_to_string(&mut joined)
+        .expect("the joined output");
+    assert!(child.wait().expect("it ends").success(), "{joined}");
+    let at = |needle: &str| {
+        joined
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} missing from:\n{joined}"))
+    };
+    let order = [
+        at("prompt: "),
+        at("thinking: "),
+        at("── predicted observation ──"),
+        at("RootWebArea 'Harbor Lights - Newsletter'"),
+        at("\t[20] button 'Subscribe'"),
+        at("── end ──"),
+        at("tok/s"),
+    ];
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "out of order:\n{joined}"
+    );
+}
