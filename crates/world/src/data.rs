@@ -18,12 +18,12 @@ pub mod terminal;
 pub mod web;
 
 pub use android::{AndroidDataConfig, generate_android};
-pub use os::{AtspiTree, DesktopTree, OsDataConfig, generate_os};
+pub use os::{AtspiTree, OsDataConfig, generate_os};
 pub use rename::{RenameConfig, rename_content};
 pub use restate::{ground_thinking, restate_edits};
 #[cfg(feature = "native")]
 pub use terminal::{TerminalDataConfig, generate_terminal};
-pub use web::{WebDataConfig, WebPage, generate_web, html_to_axtree};
+pub use web::{WebDataConfig, WebPage, generate_web};
 
 use crate::Row;
 

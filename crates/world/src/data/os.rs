@@ -23,12 +23,12 @@
 //! control of a desktop with one made-up window ([`build::drill`]).
 
 pub mod build;
-pub mod desktop;
 pub mod step;
 #[cfg(test)]
 mod tests;
 
-pub use desktop::{AppKind, Control, DesktopNode, DesktopTree};
+use crate::state::desktop;
+use desktop::DesktopTree;
 
 use build::{TEST_WORDS, TRAIN_WORDS, Words};
 use step::{follow_up, is_noop, pick_step};

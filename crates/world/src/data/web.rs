@@ -2,11 +2,11 @@
 //! and a small built-in site.
 //!
 //! Pages come from two places: real HTML files given by the caller ([`WebPage`], parsed with
-//! the crate's HTML parser and folded to what an accessibility tree shows, see [`html`]) and
-//! the built-in site ([`site`]): a contact form, a settings form, a catalog with detail pages,
-//! a small shop (home → products → product → back) and a booking form, each varied per row
-//! with made-up names, labels and values from small word lists, its fields shuffled and
-//! subsetted. A page is rendered as BrowserGym `axtree` text (`[bid] role 'name'` lines
+//! the world crate's HTML parser and folded to what an accessibility tree shows, see
+//! [`crate::state::web_page::html`]) and the built-in site ([`site`]): a contact form, a
+//! settings form, a catalog with detail pages, a small shop (home → products → product →
+//! back) and a booking form, each varied per row with made-up names, labels and values from
+//! small word lists, its fields shuffled and subsetted. A page is rendered as BrowserGym `axtree` text (`[bid] role 'name'` lines
 //! indented by a tab per depth, `, value='…'`, `, checked='true'`, `, selected=True`,
 //! `, focused`, `, disabled=True`), bids numbered in document order from a random base.
 //!
@@ -22,7 +22,6 @@
 //! new in every row, so they cannot be remembered), and a share (`drill_share`) are drills:
 //! one edit on a short made-up form ([`made::drill`]), many edits to a batch.
 
-pub mod html;
 pub mod made;
 pub mod page;
 pub mod pick;
@@ -30,6 +29,7 @@ pub mod site;
 #[cfg(test)]
 mod tests;
 
+use crate::state::web_page::html::page_from_html;
 use page::{Browser, Page};
 use site::{Family, TEST_FAMILIES, TEST_WORDS, TRAIN_FAMILIES, TRAIN_WORDS, Words};
 
@@ -139,36 +139,6 @@ struct Pool {
     words: &'static Words,
 }
 
-/// An HTML page as the BrowserGym accessibility-tree text the demo model reads (`axtree`):
-/// headings, text, links, buttons, fields, selects, images and inline frames. A page that
-/// carries BrowserGym's `bid` attributes keeps them (elements without one are numbered after
-/// the largest), so actions written against the page still name the same elements; otherwise
-/// bids are numbered from 1 in document order (frame contents get a letter prefix), as
-/// BrowserGym numbers a page it marks. `name` names the page in errors.
-///
-/// # Errors
-/// [`Error::Data`] naming the page when it cannot be read.
-pub fn html_to_axtree(name: &str, html: &str) -> Result<String> {
-    let mut page = html::page_from_html(name, html)?;
-    if page.nodes.iter().any(|n| n.bid.is_some()) {
-        let mut next = page
-            .nodes
-            .iter()
-            .filter_map(|n| n.bid.as_deref()?.parse::<usize>().ok())
-            .max()
-            .unwrap_or(0);
-        for node in page.nodes.iter_mut().filter(|n| n.role != "StaticText") {
-            if node.bid.is_none() {
-                next += 1;
-                node.bid = Some(next.to_string());
-            }
-        }
-    } else {
-        page.assign_bids(1, || false);
-    }
-    Ok(page::render(&page))
-}
-
 /// Generates `cfg.n` Web rows, in a stable order (see the module docs).
 pub fn generate_web(cfg: &WebDataConfig) -> Result<Vec<Row>> {
     let mut pages: Vec<&WebPage> = cfg.pages.iter().collect();
@@ -193,7 +163,7 @@ pub fn generate_web(cfg: &WebDataConfig) -> Result<Vec<Row>> {
         words: &TEST_WORDS,
     };
     for p in pages {
-        let entry = (p.name.clone(), html::page_from_html(&p.name, &p.html)?);
+        let entry = (p.name.clone(), page_from_html(&p.name, &p.html)?);
         if is_held(p) {
             test.real.push(entry)
         } else {

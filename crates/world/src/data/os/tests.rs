@@ -3,6 +3,7 @@ use crate::action::os::parse;
 use crate::data::estimate_tokens;
 use crate::messages::strip_observation_marker;
 use crate::state::StateParser;
+use crate::state::desktop::{AppKind, Control, DesktopNode, DesktopTree};
 use crate::state::formats::OsworldTsv;
 
 fn real_trees() -> Vec<AtspiTree> {

@@ -1,7 +1,7 @@
 //! Real HTML pages turned into the page model: the elements BrowserGym's accessibility tree
 //! shows (headings, text, links, buttons, fields, selects, iframes), everything else folded.
 
-use super::page::{Node, Page};
+use super::{Node, Page};
 use crate::state::formats::Html;
 use crate::state::{StateParser, StateTree};
 use crate::{Error, Result};
@@ -47,8 +47,13 @@ fn input(t: &StateTree, i: usize, depth: usize, label: Option<&str>) -> Option<N
     Some(node)
 }
 
-/// Parses `html` (any input gives a DOM) and keeps what the accessibility tree shows.
-pub(crate) fn page_from_html(name: &str, html: &str) -> Result<Page> {
+/// Parses `html` (any input gives a DOM) and keeps what the accessibility tree shows; bids
+/// are the page's own `bid` attributes where it has them, else unset. `name` names the page in
+/// errors.
+///
+/// # Errors
+/// [`Error::Data`] naming the page when it cannot be read.
+pub fn page_from_html(name: &str, html: &str) -> Result<Page> {
     let t = Html
         .parse(html)
         .map_err(|e| Error::Data(format!("web page {name}: {e}")))?
