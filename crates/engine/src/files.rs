@@ -67,7 +67,7 @@ pub struct ModelCard {
     /// prompt ends with the opened reasoning (`<think>\n`), [`crate::encode_prompt_marks`]
     /// appends `Target: <the element's line>\n` (`agentworld_world::action::target_lead`) for
     /// the model to continue, as the model was trained
-    /// (`agentworld_world::data::ground_thinking`). The lead is part of the prompt, so a
+    /// (`agentworld_data::ground_thinking`). The lead is part of the prompt, so a
     /// generation's reasoning text starts after it. Empty: none (the shipped demo model; the
     /// option was tried and not kept: docs/demo-model-research-log.md, (l)).
     pub target_in_thinking: Vec<String>,

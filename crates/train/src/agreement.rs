@@ -3,7 +3,7 @@
 //! observation checks it tells the agent two different worlds.
 //!
 //! The check reads three things from the reasoning, in the phrasing of the demo data's
-//! reasoning (`agentworld_world::data`: web `Effect::thinking`, the desktop and Android
+//! reasoning (`agentworld_data`: web `Effect::thinking`, the desktop and Android
 //! steps), which is the phrasing the demo model learns:
 //! - whether it says nothing changes (`nothing changes`, `changes nothing`, `state is
 //!   unchanged`, `returned unchanged`, `no effect`, `goes nowhere`);

@@ -14,10 +14,10 @@
 
 use std::path::{Path, PathBuf};
 
+use agentworld_data::{RenameConfig, ground_thinking, rename_content, restate_edits};
 use agentworld_engine::Engine;
 use agentworld_model::{InitOptions, Qwen35Moe, Qwen35MoeConfig};
 use agentworld_text::{ChatTemplate, Tokenizer};
-use agentworld_world::data::{RenameConfig, ground_thinking, rename_content, restate_edits};
 use agentworld_world::diff::ObservationForm;
 use agentworld_world::row::{read_jsonl_file, write_jsonl_file};
 use agentworld_world::{Domain, Row};

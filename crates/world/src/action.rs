@@ -207,17 +207,17 @@ fn check_point(out: &mut Vec<String>, name: &str, state: &StateTree, x: f64, y: 
 }
 
 /// Scans Python-like code a character at a time, tracking whether it is inside a `'…'` or
-/// `"…"` literal (backslash escapes). Shared by the OS action reader and data renaming, which
-/// must both ignore what the literals hold.
+/// `"…"` literal (backslash escapes). Shared by the OS action reader and the renaming of
+/// training rows (`agentworld-data`), which must both ignore what the literals hold.
 #[derive(Debug, Default)]
-pub(crate) struct Literals {
+pub struct Literals {
     quote: Option<char>,
     escaped: bool,
 }
 
 impl Literals {
     /// Feeds `c`; true when it is inside a literal (the opening and closing quotes are not).
-    pub(crate) fn inside(&mut self, c: char) -> bool {
+    pub fn inside(&mut self, c: char) -> bool {
         match self.quote {
             Some(_) if self.escaped => {
                 self.escaped = false;

@@ -3,7 +3,6 @@
 
 pub mod action;
 pub mod bench;
-pub mod data;
 pub mod diff;
 pub mod domain;
 pub mod env;

@@ -2,12 +2,14 @@
 //! tree ([`StateTree`]) that every state format is read into through a [`StateParser`].
 
 pub mod android;
+pub mod desktop;
 pub mod formats;
 pub mod model_form;
 pub mod parser;
 pub(crate) mod read;
 pub mod terminal;
 pub mod tree;
+pub mod web_page;
 
 pub use android::Warning;
 pub use model_form::{ModelState, for_model};

@@ -1,12 +1,14 @@
 //! Parsers never panic: every prefix of real inputs, and random text.
 
+mod common;
+
 use std::path::PathBuf;
 
 use agentworld_world::action::android::{AndroidAction, apply};
-use agentworld_world::data::rng::Rng;
 use agentworld_world::row::parse_jsonl;
 use agentworld_world::state::android::{parse_compact, parse_xml, render_compact};
 use agentworld_world::state::terminal::TerminalScreen;
+use common::Rng;
 
 fn case(name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -2,11 +2,13 @@
 //! versions of every real case file and example, and 80- and 10,000-level trees in every
 //! nested format.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use agentworld_world::Error;
-use agentworld_world::data::rng::Rng;
 use agentworld_world::state::{ParsedState, Registry, StateTree};
+use common::Rng;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use agentworld_train::recipe::{ANDROID_PROMPT, OS_PROMPT, TERMINAL_PROMPT, WEB_PROMPT};
-use agentworld_world::data::android::Dump;
-use agentworld_world::data::{
+use agentworld_data::android::Dump;
+use agentworld_data::{
     AndroidDataConfig, AtspiTree, OsDataConfig, TerminalDataConfig, WebDataConfig, WebPage,
     generate_android, generate_os, generate_terminal, generate_web,
 };
-use agentworld_world::data::{RenameConfig, rename_content};
+use agentworld_data::{RenameConfig, rename_content};
+use agentworld_train::recipe::{ANDROID_PROMPT, OS_PROMPT, TERMINAL_PROMPT, WEB_PROMPT};
 use agentworld_world::row::write_jsonl_file;
 use agentworld_world::{Domain, PromptSet, Split};
 use anyhow::{Context, Result};

@@ -46,21 +46,21 @@ pub struct DemoRecipe {
     /// Android rows to generate.
     pub android_rows: usize,
     /// Share of the Android training rows cut from made-up screens
-    /// ([`agentworld_world::data::android::screen`]) instead of the dumps (0: none; half
+    /// ([`agentworld_data::android::screen`]) instead of the dumps (0: none; half
     /// by default, so that remembering the 4 dumps predicts half the rows at most).
     #[serde(default)]
     pub android_synthetic_share: f64,
     /// Web rows to generate.
     pub web_rows: usize,
     /// Share of the Web training rows on made-up sites
-    /// ([`agentworld_world::data::web::made`]) instead of real pages and built-in families
+    /// ([`agentworld_data::web::made`]) instead of real pages and built-in families
     /// (0: none; half by default).
     #[serde(default)]
     pub web_synthetic_share: f64,
     /// OS (desktop) rows to generate.
     pub os_rows: usize,
     /// Share of the OS training rows on made-up desktops
-    /// ([`agentworld_world::data::os::build::made_up`]) instead of the mini desktop and real
+    /// ([`agentworld_data::os::build::made_up`]) instead of the mini desktop and real
     /// trees (0: none; half by default).
     #[serde(default)]
     pub os_synthetic_share: f64,
@@ -96,17 +96,17 @@ pub struct DemoRecipe {
     /// Model shape (`config.json` fields).
     pub model: serde_json::Value,
     /// Share of the Web, Android and OS training rows whose content words are renamed to
-    /// made-up ones ([`agentworld_world::data::rename`]), so that only copying from the context
+    /// made-up ones ([`agentworld_data::rename`]), so that only copying from the context
     /// predicts them (0: none).
     #[serde(default)]
     pub rename_share: f64,
     /// Whether the thinking of Web and OS training rows with a local edit ends with the
-    /// edited lines as they become ([`agentworld_world::data::restate`]), so that the
+    /// edited lines as they become ([`agentworld_data::restate`]), so that the
     /// observation's edit is a copy from the reasoning (applied after renaming).
     #[serde(default)]
     pub restate_edits: bool,
     /// Domains whose thinking opens with the line of the element the action names
-    /// ([`agentworld_world::data::ground_thinking`], training and held-out rows, after
+    /// ([`agentworld_data::ground_thinking`], training and held-out rows, after
     /// renaming), written into the card's `target_in_thinking` so the engine writes that line
     /// at decoding too. Empty: none.
     #[serde(default)]

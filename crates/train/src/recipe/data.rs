@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use agentworld_world::data::android::Dump;
-use agentworld_world::data::{
+use agentworld_data::android::Dump;
+use agentworld_data::{
     AndroidDataConfig, AtspiTree, OsDataConfig, TerminalDataConfig, WebDataConfig, WebPage,
     generate_android, generate_os, generate_terminal, generate_web,
 };

@@ -5,11 +5,12 @@
 //! tree) is converted; anything else is sent as written. The `simulate` command and the web
 //! playground both go through [`for_model`], so they send a model the same text.
 
-use crate::data::{DesktopTree, html_to_axtree};
 use crate::domain::Domain;
 use crate::error::{Error, Result};
 use crate::state::Registry;
 use crate::state::android::{parse_xml, render_compact};
+use crate::state::desktop::DesktopTree;
+use crate::state::web_page::html_to_axtree;
 
 /// A state ready for the model, with what was done to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
