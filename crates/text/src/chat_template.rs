@@ -30,6 +30,7 @@ use serde::Serialize;
 
 pub use config::{SPECIAL_TOKEN_NAMES, special_tokens_from_tokenizer_config};
 pub use message::{ChatMessage, FunctionCall, MessageToolCall};
+pub use pystr::py_str_repr;
 
 use crate::error::{Error, Result};
 use environment::{Clock, TEMPLATE_NAME};

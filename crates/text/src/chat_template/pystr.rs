@@ -127,6 +127,14 @@ pub(crate) fn py_float_repr(f: f64) -> String {
     out
 }
 
+/// Python's `repr(str)` of `s` as a new string ([`write_str_repr`]): how a Python-syntax
+/// action or accessibility tree quotes its text (`'Guest name'`, `"Bob's"`).
+pub fn py_str_repr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    write_str_repr(s, &mut out);
+    out
+}
+
 /// Python's `repr(str)`: single quotes unless the text has `'` and no `"`; escapes for
 /// backslash, the quote, `\n`, `\r`, `\t` and other control characters.
 fn write_str_repr(s: &str, out: &mut String) {

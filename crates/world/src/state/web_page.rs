@@ -123,31 +123,10 @@ impl Page {
     }
 }
 
-/// A Python string literal as `repr()` writes it.
+/// A Python string literal as `repr()` writes it
+/// ([`agentworld_text::chat_template::py_str_repr`]).
 pub fn py_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c)
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
+    agentworld_text::chat_template::py_str_repr(s)
 }
 
 /// The page as BrowserGym accessibility-tree text.
