@@ -3,8 +3,8 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use agentworld_engine::{Engine, GenerateParams, ModelFiles, TokenRouting, check_buffer_limit};
 use agentworld_engine::sampling::SamplingParams;
+use agentworld_engine::{Engine, GenerateParams, ModelFiles, TokenRouting, check_buffer_limit};
 use agentworld_model::{LoadOptions, WeightDtype};
 use agentworld_text::reasoning::{ReasoningEvent, ReasoningSplitter};
 use burn::backend::wgpu::{RuntimeOptions, WgpuDevice, graphics::WebGpu, init_setup_async};
