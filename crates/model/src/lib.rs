@@ -3,6 +3,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod counters;
 pub mod device;
 pub mod dtype;
 pub mod error;

@@ -144,12 +144,16 @@ impl<B: Backend> SparseMoe<B> {
     /// - output: `[tokens, top_k]` weights and indices
     pub fn route(&self, x: Tensor<B, 2>) -> Routing<B> {
         let probs = softmax(linear(&self.gate, x), 1);
-        #[cfg(not(target_arch = "wasm32"))]
-        let (weights, indices) = probs.topk_with_indices(self.top_k, 1);
-        // burn 0.21's wgpu backend sorts for top-k with a synchronous read-back, which panics
-        // in a browser: there, k rounds of argmax (all on the device) pick the same experts.
-        #[cfg(target_arch = "wasm32")]
-        let (weights, indices) = top_k_by_argmax(probs, self.top_k);
+        // burn 0.21's cubecl backends (wgpu, CUDA) have no sort kernel: `topk_with_indices`
+        // reads the probabilities back, sorts on the host and uploads the result, one blocking
+        // read per MoE layer per step (and a panic in a browser, where reads are async). On a
+        // device, k rounds of argmax pick the same experts with no read; on the host a sort
+        // reads nothing and is faster.
+        let (weights, indices) = if crate::DeviceKind::of::<B>(&probs.device()).is_host() {
+            probs.topk_with_indices(self.top_k, 1)
+        } else {
+            top_k_by_argmax(probs, self.top_k)
+        };
         let weights = weights.clone() / weights.sum_dim(1);
         Routing { weights, indices }
     }
