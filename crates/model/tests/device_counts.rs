@@ -27,7 +27,7 @@ fn count_decode_step(model: &Qwen35Moe<B>, prompt: &[u32]) -> (DeviceCounts, u32
         .unwrap();
     let first = read_token(logits.argmax(1));
     // Everything queued so far runs before the count starts.
-    let _ = burn::tensor::backend::Backend::sync(&device);
+    let _ = <B as burn::tensor::backend::Backend>::sync(&device);
     let before = counters::counts();
     let logits = model
         .forward_last(&TokenBatch::single(vec![first]), Some(&mut cache))
